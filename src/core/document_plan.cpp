@@ -1,0 +1,123 @@
+/*
+ * src/core/document_plan.cpp
+ *	  DHIS2 header and hoisting rules; see document_plan.hpp.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#include "core/document_plan.hpp"
+
+namespace datavalue_export::core {
+
+namespace {
+
+const Identifier *
+Find(const std::vector<Identifier> &objects, int64_t id)
+{
+	for (const Identifier &object : objects)
+		if (object.id == id)
+			return &object;
+	return nullptr;
+}
+
+/* 2.43 header: each member independently, then the id scheme keys. */
+void
+Header243(const ExportPlan &plan, const ResolvedMetadata &metadata, DocumentOptions &options)
+{
+	const ExportRequest &request = plan.request;
+	if (metadata.data_sets.size() == 1 && request.data_set.size() == 1 && metadata.data_sets[0].text)
+		options.header.push_back({"dataSet", metadata.data_sets[0].text});
+	if (plan.period_iso.size() == 1) {
+		options.header.push_back({"period", plan.period_iso[0]});
+		options.omit_period = true;
+	}
+	if (metadata.single_org_unit_id) {
+		const Identifier *ou =
+		    Find(metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)], *metadata.single_org_unit_id);
+		if (ou && ou->text)
+			options.header.push_back({"orgUnit", ou->text});
+		options.omit_org_unit = true;
+	}
+	if (metadata.single_attribute_option_combo_id) {
+		const Identifier *aoc = Find(metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)],
+		                             *metadata.single_attribute_option_combo_id);
+		/* The value-level member goes even when the header one is suppressed (DHIS2 2.43). */
+		if (aoc && aoc->text && !(aoc->is_default && request.exclude_default_aoc))
+			options.header.push_back({"attributeOptionCombo", aoc->text});
+		options.omit_attribute_option_combo = true;
+	}
+	const std::pair<const char *, const IdScheme *> schemes[] = {
+	    {"dataSetIdScheme", &plan.data_set_scheme},
+	    {"dataElementIdScheme", &plan.data_element_scheme},
+	    {"orgUnitIdScheme", &plan.org_unit_scheme},
+	    {"categoryOptionComboIdScheme", &plan.category_option_combo_scheme},
+	    {"attributeOptionComboIdScheme", &plan.attribute_option_combo_scheme},
+	};
+	for (const auto &[key, scheme] : schemes)
+		if (!scheme->IsUid())
+			options.header.push_back({key, scheme->Label()});
+	/* The category and category option schemes have no parameters of their own here: they follow idScheme. */
+	if (request.id_scheme) {
+		const IdScheme id_scheme = ParseOutputIdScheme(*request.id_scheme);
+		if (!id_scheme.IsUid()) {
+			options.header.push_back({"categoryIdScheme", id_scheme.Label()});
+			options.header.push_back({"categoryOptionIdScheme", id_scheme.Label()});
+		}
+	}
+}
+
+/* 2.42 header: all four members (null when empty) for a single data value set, else nothing. */
+void
+Header242(const ExportPlan &plan, const ResolvedMetadata &metadata, DocumentOptions &options)
+{
+	const ExportRequest &request = plan.request;
+	const bool single_set = request.data_set.size() == 1 && request.period.size() == 1 &&
+	                        request.org_unit.size() == 1 && request.data_element_group.empty();
+	if (!single_set)
+		return;
+	std::optional<std::string> data_set;
+	if (!metadata.data_sets.empty())
+		data_set = metadata.data_sets[0].text;
+	options.header.push_back({"dataSet", data_set});
+	options.header.push_back({"completeDate", metadata.complete_date});
+	options.header.push_back({"period", plan.period_iso[0]});
+	std::optional<std::string> org_unit;
+	for (const Identifier &ou : metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)])
+		if (metadata.single_org_unit_id && ou.id == *metadata.single_org_unit_id)
+			org_unit = ou.text;
+	options.header.push_back({"orgUnit", org_unit});
+}
+
+} // namespace
+
+PreparedDocument
+PrepareDocument(const ExportPlan &plan, const ResolvedMetadata &metadata)
+{
+	DocumentOptions options;
+	options.format = plan.request.format;
+	options.style = plan.style;
+	options.exclude_default_coc = plan.request.exclude_default_coc;
+	options.exclude_default_aoc = plan.request.exclude_default_aoc;
+	if (options.format == Format::kJson) {
+		if (plan.style == Style::k243)
+			Header243(plan, metadata, options);
+		else
+			Header242(plan, metadata, options);
+	}
+	if (plan.style == Style::k242) {
+		/* 2.42 has no hoisting and no excludeDefault* parameters. */
+		options.omit_period = options.omit_org_unit = options.omit_attribute_option_combo = false;
+		options.exclude_default_coc = options.exclude_default_aoc = false;
+	}
+
+	PreparedDocument prepared;
+	prepared.writer = std::make_unique<DocumentWriter>(std::move(options));
+	for (size_t k = 0; k < kIdKindCount; k++)
+		for (const Identifier &object : metadata.objects[k]) {
+			const std::optional<std::string_view> text =
+			    object.text ? std::optional<std::string_view>(*object.text) : std::nullopt;
+			prepared.maps[k].Put(object.id,
+			                     prepared.writer->AddIdentifier(static_cast<IdKind>(k), text, object.is_default));
+		}
+	return prepared;
+}
+
+} // namespace datavalue_export::core

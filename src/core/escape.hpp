@@ -1,0 +1,177 @@
+/*
+ * src/core/escape.hpp
+ *	  The product's hot text paths: JSON string escaping and CSV field quoting, DHIS2 rules.
+ *
+ * JSON follows Jackson's writer (DHIS2 2.42), which is valid JSON, also for the 2.43 shape
+ * (json-tree writes control characters raw, which is not): '"' and '\' get a backslash;
+ * 0x08 0x09 0x0A 0x0C 0x0D become \b \t \n \f \r; every other byte below 0x20 becomes
+ * \u00XX with uppercase hex; everything else, 0x7F, U+2028/2029 and all non-ASCII, is copied
+ * raw. Clean runs are found eight bytes at a time (SWAR) and copied whole, because data
+ * values are overwhelmingly plain ASCII.
+ *
+ * CSV follows javacsv 2.0's CsvWriter as DHIS2 configures it: trim bytes <= 0x20 at both
+ * ends (Java String.trim), then quote when the field holds '"', ',', LF or CR, or when it is
+ * the first column and is empty or starts with '#'; inside quotes '"' is doubled.
+ *
+ * All writers take a raw output pointer into space the caller reserved with the documented
+ * worst case, and return the new end.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "core/cpp_only.hpp"
+
+namespace datavalue_export::core {
+
+/* Worst-case output bytes of EscapeJsonBody for n input bytes (every byte as \u00XX). */
+constexpr size_t
+JsonEscapedMax(size_t n) noexcept
+{
+	return n * 6;
+}
+
+/* Worst-case output bytes of WriteCsvField for n input bytes (every byte a doubled quote, plus the qualifiers). */
+constexpr size_t
+CsvFieldMax(size_t n) noexcept
+{
+	return n * 2 + 2;
+}
+
+namespace detail {
+
+/* Per byte: 0 = copy as is; otherwise the character after the backslash, or 'u' for \u00XX. */
+struct JsonEscapeTable {
+	char code[256];
+	constexpr JsonEscapeTable() : code()
+	{
+		for (int c = 0; c < 0x20; c++)
+			code[c] = 'u';
+		code['\b'] = 'b';
+		code['\t'] = 't';
+		code['\n'] = 'n';
+		code['\f'] = 'f';
+		code['\r'] = 'r';
+		code['"'] = '"';
+		code['\\'] = '\\';
+	}
+};
+inline constexpr JsonEscapeTable kJsonEscape{};
+
+inline constexpr uint64_t kOnes = 0x0101010101010101ULL;
+inline constexpr uint64_t kHighs = 0x8080808080808080ULL;
+
+/* Nonzero when any of the eight bytes is below 0x20, '"' or '\'. */
+inline uint64_t
+JsonWordNeedsEscape(uint64_t x) noexcept
+{
+	const uint64_t quote = x ^ (kOnes * '"');
+	const uint64_t backslash = x ^ (kOnes * '\\');
+	/* has-zero-byte and has-byte-less-than tricks; exact for our purpose since we only need "any". */
+	const uint64_t lt20 = (x - kOnes * 0x20) & ~x;
+	const uint64_t zq = (quote - kOnes) & ~quote;
+	const uint64_t zb = (backslash - kOnes) & ~backslash;
+	return (lt20 | zq | zb) & kHighs;
+}
+
+inline uint64_t
+LoadWord(const char *p) noexcept
+{
+	uint64_t x;
+	std::memcpy(&x, p, sizeof x);
+	return x;
+}
+
+} // namespace detail
+
+/* Escape the bytes of a JSON string body (no surrounding quotes). */
+inline char *
+EscapeJsonBody(char *w, const char *s, size_t n) noexcept
+{
+	static constexpr char kHex[] = "0123456789ABCDEF";
+	size_t i = 0;
+	while (i < n) {
+		size_t j = i;
+		while (j + 8 <= n && !detail::JsonWordNeedsEscape(detail::LoadWord(s + j)))
+			j += 8;
+		while (j < n && detail::kJsonEscape.code[static_cast<unsigned char>(s[j])] == 0)
+			j++;
+		std::memcpy(w, s + i, j - i);
+		w += j - i;
+		if (j == n)
+			break;
+		const unsigned char c = static_cast<unsigned char>(s[j]);
+		const char code = detail::kJsonEscape.code[c];
+		*w++ = '\\';
+		if (code == 'u') {
+			std::memcpy(w, "u00", 3);
+			w[3] = kHex[c >> 4];
+			w[4] = kHex[c & 0xF];
+			w += 5;
+		} else
+			*w++ = code;
+		i = j + 1;
+	}
+	return w;
+}
+
+/* A JSON string with its quotes. Reserve JsonEscapedMax(n) + 2. */
+inline char *
+WriteJsonString(char *w, const char *s, size_t n) noexcept
+{
+	*w++ = '"';
+	w = EscapeJsonBody(w, s, n);
+	*w++ = '"';
+	return w;
+}
+
+/* Java String.trim(): strip bytes <= 0x20 at both ends. UTF-8 continuation and lead bytes are >= 0x80. */
+inline void
+TrimJava(const char *&s, size_t &n) noexcept
+{
+	while (n > 0 && static_cast<unsigned char>(s[0]) <= 0x20) {
+		s++;
+		n--;
+	}
+	while (n > 0 && static_cast<unsigned char>(s[n - 1]) <= 0x20)
+		n--;
+}
+
+/* One CSV field, javacsv rules (see file header). A NULL field is passed as n == 0. Reserve CsvFieldMax(n). */
+inline char *
+WriteCsvField(char *w, const char *s, size_t n, bool first_column) noexcept
+{
+	TrimJava(s, n);
+	bool quote = first_column && (n == 0 || s[0] == '#');
+	size_t quotes = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char c = s[i];
+		if (c == '"') {
+			quotes++;
+			quote = true;
+		} else if (c == ',' || c == '\n' || c == '\r')
+			quote = true;
+	}
+	if (!quote) {
+		std::memcpy(w, s, n);
+		return w + n;
+	}
+	*w++ = '"';
+	if (quotes == 0) {
+		std::memcpy(w, s, n);
+		w += n;
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			*w++ = s[i];
+			if (s[i] == '"')
+				*w++ = '"';
+		}
+	}
+	*w++ = '"';
+	return w;
+}
+
+} // namespace datavalue_export::core

@@ -1,0 +1,89 @@
+/*
+ * src/core/id_map.hpp
+ *	  Open-addressing map from a DHIS2 surrogate id (bigint) to a dense index.
+ *
+ * Every exported row carries five ids (data element, period, org unit, two option combos);
+ * each is resolved through one of these maps instead of a SQL join, which is what makes the
+ * row path close to a bare scan. Linear probing on a power-of-two table at most half full.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/cpp_only.hpp"
+
+namespace datavalue_export::core {
+
+class IdMap {
+  public:
+	static constexpr uint32_t kNotFound = UINT32_MAX;
+
+	IdMap() { slots_.assign(16, Slot{kEmpty, 0}); }
+
+	/* Insert or overwrite. May throw std::bad_alloc. */
+	void Put(int64_t id, uint32_t index)
+	{
+		if ((size_ + 1) * 2 > slots_.size())
+			Rehash(slots_.size() * 2);
+		Slot &slot = Probe(id);
+		if (slot.id == kEmpty) {
+			slot.id = id;
+			size_++;
+		}
+		slot.index = index;
+	}
+
+	uint32_t Get(int64_t id) const noexcept
+	{
+		const size_t mask = slots_.size() - 1;
+		for (size_t i = Hash(id) & mask;; i = (i + 1) & mask) {
+			const Slot &slot = slots_[i];
+			if (slot.id == id)
+				return slot.index;
+			if (slot.id == kEmpty)
+				return kNotFound;
+		}
+	}
+
+	bool Contains(int64_t id) const noexcept { return Get(id) != kNotFound; }
+	size_t Size() const noexcept { return size_; }
+
+  private:
+	static constexpr int64_t kEmpty = INT64_MIN;
+	struct Slot {
+		int64_t id;
+		uint32_t index;
+	};
+
+	static size_t Hash(int64_t id) noexcept
+	{
+		return static_cast<size_t>((static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ULL) >> 20);
+	}
+
+	Slot &Probe(int64_t id) noexcept
+	{
+		const size_t mask = slots_.size() - 1;
+		for (size_t i = Hash(id) & mask;; i = (i + 1) & mask)
+			if (slots_[i].id == id || slots_[i].id == kEmpty)
+				return slots_[i];
+	}
+
+	void Rehash(size_t capacity)
+	{
+		std::vector<Slot> old(capacity, Slot{kEmpty, 0});
+		old.swap(slots_);
+		size_ = 0;
+		for (const Slot &slot : old)
+			if (slot.id != kEmpty) {
+				Probe(slot.id) = slot;
+				size_++;
+			}
+	}
+
+	std::vector<Slot> slots_;
+	size_t size_ = 0;
+};
+
+} // namespace datavalue_export::core

@@ -1,0 +1,86 @@
+/*
+ * src/core/request.hpp
+ *	  One export request, as the user gave it, before any database lookup.
+ *
+ * Both entry points fill this struct: the named SQL parameters of export_datavalues_json/_csv
+ * (src/pg) and the DHIS2 query string of export_datavalues(query) (core/query_string). Fields
+ * that DHIS2 validates with its own rules (id schemes, order, compression, style) are kept as
+ * the raw text here and checked by ValidateRequest (core/validate), so both paths give the same
+ * errors in the same order.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cpp_only.hpp"
+
+namespace datavalue_export::core {
+
+enum class Format { kJson, kCsv };
+
+struct ExportRequest {
+	Format format = Format::kJson;
+
+	/* Data selection (DHIS2: dataSet, dataElement, dataElementGroup). */
+	std::vector<std::string> data_set;
+	std::vector<std::string> data_element;
+	std::vector<std::string> data_element_group;
+
+	/* Time selection. Dates are PostgreSQL day numbers (days since 2000-01-01). */
+	std::vector<std::string> period;
+	std::optional<int32_t> start_date;
+	std::optional<int32_t> end_date;
+	/* PostgreSQL timestamp: microseconds since 2000-01-01 00:00, wall time. */
+	std::optional<int64_t> last_updated;
+	std::optional<std::string> last_updated_duration;
+
+	/* Org unit selection. */
+	std::vector<std::string> org_unit;
+	std::vector<std::string> org_unit_group;
+	bool children = false;
+	std::optional<int32_t> level;
+
+	/* Option combos. */
+	std::vector<std::string> attribute_option_combo;
+	std::vector<std::string> category_option_combo;
+	std::optional<std::string> attribute_combo;
+	std::vector<std::string> attribute_options;
+
+	bool include_deleted = false;
+
+	/* Paging and order. */
+	std::optional<int64_t> limit;
+	std::optional<int64_t> offset;
+	std::optional<std::string> order; /* "DE,OU,PE,CREATED,AOC" list, or "none" */
+	bool order_by_period = false;
+
+	bool exclude_default_coc = false;
+	bool exclude_default_aoc = false;
+
+	/* Output id schemes, raw text: UID, CODE, NAME, ATTRIBUTE:<uid> (case-insensitive). */
+	std::optional<std::string> id_scheme;
+	std::optional<std::string> data_element_id_scheme;
+	std::optional<std::string> org_unit_id_scheme;
+	std::optional<std::string> category_option_combo_id_scheme;
+	std::optional<std::string> attribute_option_combo_id_scheme;
+	std::optional<std::string> data_set_id_scheme;
+
+	/* Input id schemes, raw text: UID, CODE, NAME (case-insensitive). */
+	std::optional<std::string> input_id_scheme;
+	std::optional<std::string> input_org_unit_id_scheme;
+	std::optional<std::string> input_data_element_id_scheme;
+	std::optional<std::string> input_data_set_id_scheme;
+	std::optional<std::string> input_data_element_group_id_scheme;
+	bool input_use_code_fallback = false;
+
+	/* Output shape and transport. */
+	std::optional<std::string> style;       /* "2.43" (default) or "2.42" */
+	std::optional<std::string> compression; /* "none" (default) or "gzip" */
+	std::optional<int32_t> compression_level;
+};
+
+} // namespace datavalue_export::core

@@ -1,0 +1,85 @@
+/*
+ * src/core/timestamp.hpp
+ *	  DHIS2's timestamp text, yyyy-MM-dd'T'HH:mm:ss.SSS+0000, from a PostgreSQL timestamp.
+ *
+ * DHIS2 reads `timestamp without time zone` columns as wall time and prints them in UTC, so
+ * on a UTC server the text is the stored value with milliseconds truncated (not rounded) and
+ * "+0000" added. Formatting works on the int64 microseconds directly; PostgreSQL's
+ * timestamp_out costs about 0.3 us a call and would be the largest per-row cost.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "core/calendar.hpp"
+#include "core/cpp_only.hpp"
+
+namespace datavalue_export::core {
+
+/* Length of the formatted text for years 0..9999. */
+inline constexpr size_t kTimestampLength = 28;
+/* Bytes to reserve for one timestamp, any year PostgreSQL can store. */
+inline constexpr size_t kTimestampMax = 40;
+
+namespace detail {
+inline char *
+TwoDigits(char *w, int32_t v) noexcept
+{
+	w[0] = static_cast<char>('0' + v / 10);
+	w[1] = static_cast<char>('0' + v % 10);
+	return w + 2;
+}
+
+inline char *
+YearDigits(char *w, int32_t y) noexcept
+{
+	if (y < 0) {
+		*w++ = '-';
+		y = -y;
+	}
+	char tmp[12];
+	int n = 0;
+	do {
+		tmp[n++] = static_cast<char>('0' + y % 10);
+		y /= 10;
+	} while (y > 0);
+	for (int pad = n; pad < 4; pad++)
+		*w++ = '0';
+	while (n > 0)
+		*w++ = tmp[--n];
+	return w;
+}
+} // namespace detail
+
+/* Write the DHIS2 text of a finite PostgreSQL timestamp. Reserve kTimestampMax bytes. */
+inline char *
+WriteDhis2Timestamp(char *w, int64_t pg_micros) noexcept
+{
+	const int64_t millis = FloorDiv(pg_micros, 1000);
+	const int64_t day = FloorDiv(millis, 86400000);
+	int64_t ms_of_day = millis - day * 86400000;
+	const CivilDate date = CivilFromDays(static_cast<int32_t>(day));
+	w = detail::YearDigits(w, date.year);
+	*w++ = '-';
+	w = detail::TwoDigits(w, date.month);
+	*w++ = '-';
+	w = detail::TwoDigits(w, date.day);
+	*w++ = 'T';
+	const int32_t ms = static_cast<int32_t>(ms_of_day % 1000);
+	int32_t secs = static_cast<int32_t>(ms_of_day / 1000);
+	w = detail::TwoDigits(w, secs / 3600);
+	*w++ = ':';
+	w = detail::TwoDigits(w, secs / 60 % 60);
+	*w++ = ':';
+	w = detail::TwoDigits(w, secs % 60);
+	*w++ = '.';
+	w[0] = static_cast<char>('0' + ms / 100);
+	w[1] = static_cast<char>('0' + ms / 10 % 10);
+	w[2] = static_cast<char>('0' + ms % 10);
+	std::memcpy(w + 3, "+0000", 5);
+	return w + 8;
+}
+
+} // namespace datavalue_export::core

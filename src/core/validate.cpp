@@ -1,0 +1,346 @@
+/*
+ * src/core/validate.cpp
+ *	  Request validation in DHIS2 2.43's order; see validate.hpp.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#include "core/validate.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_set>
+
+#include "core/error.hpp"
+
+namespace datavalue_export::core {
+
+namespace {
+
+std::string
+Upper(std::string_view s)
+{
+	std::string out(s);
+	for (char &c : out)
+		c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+	return out;
+}
+
+std::string_view
+Trim(std::string_view s)
+{
+	while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+		s.remove_prefix(1);
+	while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+		s.remove_suffix(1);
+	return s;
+}
+
+/* DHIS2 takes these parameters as sets: keep the first occurrence of each value. */
+void
+Deduplicate(std::vector<std::string> &values)
+{
+	std::unordered_set<std::string> seen;
+	std::vector<std::string> out;
+	for (std::string &v : values)
+		if (seen.insert(v).second)
+			out.push_back(std::move(v));
+	values.swap(out);
+}
+
+void
+CheckUids(const std::vector<std::string> &values, const IdScheme &scheme)
+{
+	if (!scheme.IsUid())
+		return;
+	for (const std::string &v : values)
+		if (!IsValidUid(v))
+			throw Error(sqlstate::kInvalidTextRepresentation,
+			            "UID must be an alphanumeric string of 11 characters starting with a letter, but was: " + v);
+}
+
+IdScheme
+ChooseScheme(const std::optional<std::string> &specific, const IdScheme &fallback, bool output)
+{
+	if (!specific)
+		return fallback;
+	return output ? ParseOutputIdScheme(*specific) : ParseInputIdScheme(*specific);
+}
+
+[[noreturn]] void
+ThrowInvalidIdScheme(std::string_view text, bool output)
+{
+	throw Error(sqlstate::kInvalidParameterValue, "Invalid ID scheme: " + std::string(text), "",
+	            output ? "Use UID, CODE, NAME, ATTRIBUTE:<uid>." : "Use UID, CODE or NAME.");
+}
+
+IdScheme
+ParseIdScheme(std::string_view raw, bool output)
+{
+	const std::string text = Upper(Trim(raw));
+	IdScheme scheme;
+	if (text == "UID" || text == "ID")
+		scheme.type = IdSchemeType::kUid;
+	else if (text == "CODE")
+		scheme.type = IdSchemeType::kCode;
+	else if (text == "NAME")
+		scheme.type = IdSchemeType::kName;
+	else if (text.rfind("ATTRIBUTE:", 0) == 0 && text.size() == 21) {
+		if (!output)
+			throw Error(sqlstate::kFeatureNotSupported, "input ID scheme ATTRIBUTE is not supported", "",
+			            "Use UID, CODE or NAME.");
+		/* The prefix is case-insensitive; the UID keeps the case it was given in. */
+		scheme.type = IdSchemeType::kAttribute;
+		scheme.attribute = std::string(Trim(raw).substr(10));
+		if (!IsValidUid(scheme.attribute))
+			ThrowInvalidIdScheme(raw, output);
+	} else
+		ThrowInvalidIdScheme(raw, output);
+	return scheme;
+}
+
+Style
+ParseStyle(const std::optional<std::string> &style)
+{
+	if (!style || Trim(*style) == "2.43")
+		return Style::k243;
+	if (Trim(*style) == "2.42")
+		return Style::k242;
+	throw Error(sqlstate::kInvalidParameterValue, "invalid style \"" + *style + "\"", "",
+	            "Use '2.43' (the default) or '2.42'.");
+}
+
+void
+ParseCompression(const ExportRequest &request, ExportPlan &plan)
+{
+	const std::string value = request.compression ? Upper(Trim(*request.compression)) : "NONE";
+	if (value == "GZIP")
+		plan.gzip = true;
+	else if (value == "ZIP")
+		throw Error(sqlstate::kFeatureNotSupported, "compression \"zip\" is not supported", "",
+		            "Use compression => 'gzip'.");
+	else if (value != "NONE" && !value.empty())
+		throw Error(sqlstate::kInvalidParameterValue,
+		            "Value '" + *request.compression +
+		                "' is not valid for parameter compression. Valid values are: [NONE, GZIP]");
+	if (request.compression_level) {
+		if (!plan.gzip)
+			throw Error(sqlstate::kInvalidParameterValue, "compression_level requires compression => 'gzip'");
+		if (*request.compression_level < 1 || *request.compression_level > 9)
+			throw Error(sqlstate::kInvalidParameterValue, "compression level must be between 1 and 9", "",
+			            "Level 6 gives the same bytes as DHIS2; leave it out for the fast ISA-L mode.");
+		plan.gzip_engine = GzipEngine::kZlib;
+		plan.gzip_level = *request.compression_level;
+	}
+}
+
+void
+ParseOrder(const ExportRequest &request, ExportPlan &plan)
+{
+	if (request.order && Upper(Trim(*request.order)) == "NONE") {
+		plan.unordered = true;
+		return;
+	}
+	if (request.order && !Trim(*request.order).empty()) {
+		std::string_view rest = *request.order;
+		while (!rest.empty()) {
+			const size_t comma = rest.find(',');
+			const std::string key = Upper(Trim(rest.substr(0, comma)));
+			rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+			OrderKey k;
+			if (key == "DE")
+				k = OrderKey::kDataElement;
+			else if (key == "OU")
+				k = OrderKey::kOrgUnit;
+			else if (key == "PE")
+				k = OrderKey::kPeriod;
+			else if (key == "CREATED")
+				k = OrderKey::kCreated;
+			else if (key == "AOC")
+				k = OrderKey::kAttributeOptionCombo;
+			else
+				throw Error(sqlstate::kInvalidParameterValue, "invalid order key \"" + key + "\"", "",
+				            "Use a comma-separated list of DE, OU, PE, CREATED, AOC, or 'none'.");
+			if (std::find(plan.order.begin(), plan.order.end(), k) == plan.order.end())
+				plan.order.push_back(k);
+		}
+	} else
+		plan.order = {OrderKey::kPeriod, OrderKey::kCreated, OrderKey::kDataElement};
+	if (request.order_by_period &&
+	    std::find(plan.order.begin(), plan.order.end(), OrderKey::kPeriod) == plan.order.end())
+		plan.order.insert(plan.order.begin(), OrderKey::kPeriod);
+}
+
+std::optional<int64_t>
+ParseDuration(const std::optional<std::string> &raw)
+{
+	if (!raw || Trim(*raw).empty())
+		return std::nullopt; /* 2.43 ignores a blank duration */
+	const std::string_view s = *raw;
+	const auto bad = [&]() {
+		return Error(sqlstate::kInvalidParameterValue, Dhis2Message("E2005", "Duration is not valid: `" + *raw + "`"));
+	};
+	if (s.size() < 2 || s.size() > 19)
+		throw bad();
+	int64_t n = 0;
+	for (size_t i = 0; i + 1 < s.size(); i++) {
+		if (!std::isdigit(static_cast<unsigned char>(s[i])))
+			throw bad();
+		n = n * 10 + (s[i] - '0');
+	}
+	int64_t unit;
+	switch (s.back()) {
+	case 'd':
+		unit = INT64_C(86400000000);
+		break;
+	case 'h':
+		unit = INT64_C(3600000000);
+		break;
+	case 'm':
+		unit = INT64_C(60000000);
+		break;
+	case 's':
+		unit = INT64_C(1000000);
+		break;
+	default:
+		throw bad();
+	}
+	/* Clamp absurd durations to "since the beginning of time" instead of overflowing. */
+	return n > INT64_MAX / unit ? INT64_MAX / 2 : n * unit;
+}
+
+} // namespace
+
+bool
+IsValidUid(std::string_view text) noexcept
+{
+	if (text.size() != 11 || !std::isalpha(static_cast<unsigned char>(text[0])))
+		return false;
+	for (char c : text)
+		if (!std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80)
+			return false;
+	return true;
+}
+
+std::string
+IdScheme::Label() const
+{
+	switch (type) {
+	case IdSchemeType::kUid:
+		return "UID";
+	case IdSchemeType::kCode:
+		return "CODE";
+	case IdSchemeType::kName:
+		return "NAME";
+	case IdSchemeType::kAttribute:
+		return "ATTRIBUTE:" + attribute;
+	}
+	return "UID";
+}
+
+IdScheme
+ParseOutputIdScheme(std::string_view text)
+{
+	return ParseIdScheme(text, true);
+}
+
+IdScheme
+ParseInputIdScheme(std::string_view text)
+{
+	return ParseIdScheme(text, false);
+}
+
+std::string
+Dhis2Message(std::string_view code, std::string_view text)
+{
+	std::string out(code);
+	out.append(": ");
+	out.append(text);
+	return out;
+}
+
+ExportPlan
+ValidateRequest(ExportRequest request)
+{
+	ExportPlan plan;
+	for (auto *list : {&request.data_set, &request.data_element, &request.data_element_group, &request.period,
+	                   &request.org_unit, &request.org_unit_group, &request.attribute_option_combo,
+	                   &request.category_option_combo, &request.attribute_options})
+		Deduplicate(*list);
+
+	/* 1. Binding: every option whose text has a fixed vocabulary. */
+	plan.style = ParseStyle(request.style);
+	ParseCompression(request, plan);
+	const IdScheme id_scheme = request.id_scheme ? ParseOutputIdScheme(*request.id_scheme) : IdScheme{};
+	plan.data_element_scheme = ChooseScheme(request.data_element_id_scheme, id_scheme, true);
+	plan.org_unit_scheme = ChooseScheme(request.org_unit_id_scheme, id_scheme, true);
+	plan.category_option_combo_scheme = ChooseScheme(request.category_option_combo_id_scheme, id_scheme, true);
+	plan.attribute_option_combo_scheme = ChooseScheme(request.attribute_option_combo_id_scheme, id_scheme, true);
+	plan.data_set_scheme = ChooseScheme(request.data_set_id_scheme, id_scheme, true);
+	const IdScheme input_scheme = request.input_id_scheme ? ParseInputIdScheme(*request.input_id_scheme) : IdScheme{};
+	plan.input_data_element_scheme = ChooseScheme(request.input_data_element_id_scheme, input_scheme, false);
+	plan.input_data_set_scheme = ChooseScheme(request.input_data_set_id_scheme, input_scheme, false);
+	plan.input_data_element_group_scheme =
+	    ChooseScheme(request.input_data_element_group_id_scheme, input_scheme, false);
+	plan.input_org_unit_scheme = ChooseScheme(request.input_org_unit_id_scheme, input_scheme, false);
+	plan.input_other_scheme = input_scheme;
+	ParseOrder(request, plan);
+
+	/*
+	 * 2. Decoding, in DHIS2's order. With inputUseCodeFallback, values that are not UIDs are
+	 * looked up as codes, so the UID format check is skipped for them.
+	 */
+	if (!request.input_use_code_fallback) {
+		CheckUids(request.data_set, plan.input_data_set_scheme);
+		CheckUids(request.data_element_group, plan.input_data_element_group_scheme);
+		CheckUids(request.data_element, plan.input_data_element_scheme);
+		CheckUids(request.org_unit, plan.input_org_unit_scheme);
+		CheckUids(request.org_unit_group, plan.input_other_scheme);
+		CheckUids(request.category_option_combo, plan.input_other_scheme);
+		CheckUids(request.attribute_option_combo, plan.input_other_scheme);
+		CheckUids(request.attribute_options, plan.input_other_scheme);
+		if (request.attribute_combo)
+			CheckUids({*request.attribute_combo}, plan.input_other_scheme);
+	}
+	for (const std::string &text : request.period) {
+		const std::optional<Period> period = ParseIsoPeriod(Trim(text));
+		if (!period)
+			throw Error(sqlstate::kInvalidDatetimeFormat,
+			            "Invalid Period `" + text + "`, failed to create date interval");
+		plan.periods.push_back(*period);
+		plan.period_iso.push_back(IsoPeriod(period->type, period->start));
+	}
+	plan.last_updated_duration_us = ParseDuration(request.last_updated_duration);
+
+	/* 3. validateFilters: the first failure wins. */
+	const bool has_dates = request.start_date && request.end_date;
+	if (request.data_set.empty() && request.data_element.empty() && request.data_element_group.empty())
+		throw Error(
+		    sqlstate::kInvalidParameterValue,
+		    Dhis2Message("E2001", "At least one data element, data set or data element group must be specified"));
+	if (request.period.empty() && !has_dates && !request.last_updated && !plan.last_updated_duration_us)
+		throw Error(sqlstate::kInvalidParameterValue,
+		            Dhis2Message("E2002", "At least one period, start/end dates, last updated or last updated "
+		                                  "duration must be specified"));
+	if (request.org_unit.empty() && request.org_unit_group.empty())
+		throw Error(
+		    sqlstate::kInvalidParameterValue,
+		    Dhis2Message("E2006", "At least one organisation unit or organisation unit group must be specified"));
+	if (!request.period.empty() && (request.start_date || request.end_date))
+		throw Error(sqlstate::kInvalidParameterValue,
+		            Dhis2Message("E2003", "Both periods and start/end date cannot be specified"));
+	if (has_dates && *request.start_date > *request.end_date)
+		throw Error(sqlstate::kInvalidParameterValue, Dhis2Message("E2004", "Start date must be before end date"));
+	if (request.children && !request.org_unit_group.empty())
+		throw Error(
+		    sqlstate::kInvalidParameterValue,
+		    Dhis2Message("E2007", "Organisation unit children cannot be included for organisation unit groups"));
+	if (request.limit && *request.limit < 0)
+		throw Error(sqlstate::kInvalidRowCountInLimit,
+		            Dhis2Message("E2009", "Limit cannot be less than zero: `" + std::to_string(*request.limit) + "`"));
+	if (request.offset && *request.offset < 0)
+		request.offset = -*request.offset; /* DHIS2 takes the absolute value */
+
+	plan.request = std::move(request);
+	return plan;
+}
+
+} // namespace datavalue_export::core

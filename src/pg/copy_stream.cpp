@@ -1,0 +1,121 @@
+/*
+ * src/pg/copy_stream.cpp
+ *	  Writing the document straight into a running COPY ... TO STDOUT.
+ *
+ * When the export function runs inside `COPY (SELECT ...) TO STDOUT`, PostgreSQL has already
+ * sent CopyOutResponse before the query starts and will send CopyDone and the command tag
+ * after it. In between, the function sends the document itself as CopyData messages and
+ * returns no rows, so the client (psql \copy, PgJDBC CopyManager) receives the bytes exactly,
+ * without COPY's text or CSV escaping. Detection is strict: anything but a plain COPY of a
+ * query to the client either falls back to result rows or is a clear error.
+ *
+ * The command tag would then say "COPY 0"; a ProcessUtility hook, active once the library is
+ * loaded (preload it to cover the first statement of a session), patches in the number of
+ * exported values.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#include "pg/export_session.hpp"
+
+namespace datavalue_export::pg {
+
+namespace {
+
+ProcessUtility_hook_type previous_process_utility = nullptr;
+/* Values exported by the current COPY statement; -1 when no export ran in it. */
+int64 exported_rows_in_statement = -1;
+
+/* The CopyStmt of the portal this function runs in, or NULL when it is not a COPY. */
+CopyStmt *
+ActiveCopyStatement()
+{
+	Portal portal = ActivePortal;
+	if (portal == nullptr || portal->commandTag != CMDTAG_COPY || list_length(portal->stmts) != 1)
+		return nullptr;
+	PlannedStmt *planned = linitial_node(PlannedStmt, portal->stmts);
+	if (planned->commandType != CMD_UTILITY || planned->utilityStmt == nullptr || !IsA(planned->utilityStmt, CopyStmt))
+		return nullptr;
+	return castNode(CopyStmt, planned->utilityStmt);
+}
+
+void
+CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, ProcessUtilityContext context,
+            ParamListInfo params, QueryEnvironment *query_env, DestReceiver *dest, QueryCompletion *qc)
+{
+	const bool is_copy = IsA(pstmt->utilityStmt, CopyStmt);
+	if (is_copy)
+		exported_rows_in_statement = -1;
+	if (previous_process_utility)
+		previous_process_utility(pstmt, query_string, read_only_tree, context, params, query_env, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, query_string, read_only_tree, context, params, query_env, dest, qc);
+	if (is_copy && exported_rows_in_statement >= 0 && qc != nullptr && qc->commandTag == CMDTAG_COPY)
+		qc->nprocessed = static_cast<uint64>(exported_rows_in_statement);
+	if (is_copy)
+		exported_rows_in_statement = -1;
+}
+
+} // namespace
+
+/*
+ * True when the current statement is COPY (query) TO STDOUT for a client and we may write
+ * CopyData ourselves; sets the target encoding. Raises an error for COPY forms we cannot
+ * serve (to a file or program, binary, with a header line). May ereport.
+ */
+bool
+DetectCopyToStdout(int *target_encoding)
+{
+	CopyStmt *copy = ActiveCopyStatement();
+	if (copy == nullptr || copy->is_from)
+		return false;
+	if (copy->filename != nullptr || copy->is_program)
+		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+		                errmsg("datavalue_export can stream only into COPY ... TO STDOUT"),
+		                errhint("Use COPY (SELECT export_datavalues_json(...)) TO STDOUT, or psql's \\copy to write a "
+		                        "client-side file.")));
+	if (whereToSendOutput != DestRemote || IsParallelWorker())
+		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+		                errmsg("COPY TO STDOUT of an export needs a client connection")));
+	*target_encoding = pg_get_client_encoding();
+	ListCell *lc;
+	foreach (lc, copy->options) {
+		DefElem *option = lfirst_node(DefElem, lc);
+		if (strcmp(option->defname, "format") == 0 && strcmp(defGetString(option), "binary") == 0)
+			ereport(ERROR,
+			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("an export cannot be copied in binary format"),
+			         errhint("Leave out FORMAT binary: the export writes its own JSON or CSV bytes.")));
+		else if (strcmp(option->defname, "header") == 0 && defGetBoolean(option))
+			ereport(ERROR,
+			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("an export cannot be copied with a HEADER line"),
+			         errhint("Leave out HEADER: CSV exports carry DHIS2's header line themselves.")));
+		else if (strcmp(option->defname, "encoding") == 0) {
+			*target_encoding = pg_char_to_encoding(defGetString(option));
+			if (*target_encoding < 0)
+				ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				                errmsg("argument to option \"%s\" must be a valid encoding name", option->defname)));
+		}
+	}
+	return true;
+}
+
+/* One CopyData message. Transport errors surface at the next CHECK_FOR_INTERRUPTS. */
+void
+SendCopyData(const char *data, size_t size)
+{
+	if (size > 0)
+		(void)pq_putmessage('d', data, size);
+}
+
+void
+NoteExportedRows(uint64 rows)
+{
+	exported_rows_in_statement = static_cast<int64>(rows);
+}
+
+void
+InstallCopyTagHook()
+{
+	previous_process_utility = ProcessUtility_hook;
+	ProcessUtility_hook = CopyTagHook;
+}
+
+} // namespace datavalue_export::pg

@@ -1,0 +1,97 @@
+/*
+ * src/pg/export_session.hpp
+ *	  The state of one running export, split by the boundary rule.
+ *
+ * ExportState holds every C++ object of an export (plan, writer, buffers, id maps). It is
+ * created with new and deleted by a memory-context reset callback, so it is freed when the
+ * export ends and also when the query errors out or is cancelled, without any C++ frame
+ * being live at that point. ExportSession is the palloc'd, plain-C part that src/pg code
+ * passes around; it points at the ExportState.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/document_plan.hpp"
+#include "core/document_writer.hpp"
+#include "core/gzip.hpp"
+#include "core/id_map.hpp"
+#include "core/output_buffer.hpp"
+#include "core/validate.hpp"
+#include "pg/pg_includes.hpp"
+
+namespace datavalue_export::pg {
+
+/* Flush rendered text to the client (or to a result row) once this much has accumulated. */
+inline constexpr size_t kFlushBytes = 256 * 1024;
+
+/* One period the export may touch, in the order of the period map's indexes. */
+struct PeriodInfo {
+	int64_t id;
+	int32_t start;
+	int32_t end;
+};
+
+struct ExportState {
+	core::ExportRequest request;
+	core::ExportPlan plan;
+	core::ResolvedMetadata metadata;
+	core::PreparedDocument document;
+	std::unique_ptr<core::GzipWriter> gzip;
+	core::OutputBuffer text{kFlushBytes + 64 * 1024};
+	core::OutputBuffer compressed;
+
+	/* Requested objects, resolved to database ids. */
+	std::vector<int64_t> data_set_ids;
+	std::vector<int64_t> org_unit_roots;
+	/* Reusable lists for intermediate lookups. */
+	std::vector<int64_t> scratch_ids;
+	std::vector<std::string> scratch_texts;
+
+	/* Filter sets pushed into the main query (database ids). */
+	std::vector<int64_t> data_element_ids;
+	std::vector<int64_t> org_unit_ids;
+	std::vector<int64_t> period_ids;
+	bool filter_periods = false;
+	std::vector<int64_t> category_option_combo_ids;
+	std::vector<int64_t> attribute_option_combo_ids;
+	bool filter_attribute_option_combos = false;
+
+	/* Periods the export may touch, sorted by (start, end); drives per-period streaming. */
+	std::vector<PeriodInfo> periods;
+	bool has_period_iso_column = true;
+};
+
+/* How the document leaves the function. */
+enum class Sink { kCopyStream, kResultRows };
+
+struct ExportSession {
+	ExportState *state;
+	Sink sink;
+	int target_encoding; /* client (or COPY ENCODING) encoding */
+	bool need_transcoding;
+	Tuplestorestate *tuplestore;
+	TupleDesc tupdesc;
+	uint64 rows;
+	uint64 bytes_sent;
+	int64 last_updated_cutoff; /* resolved lastUpdated / lastUpdatedDuration, or DT_NOBEGIN */
+	bool has_last_updated_cutoff;
+};
+
+/* copy_stream.cpp */
+bool DetectCopyToStdout(int *target_encoding);
+void SendCopyData(const char *data, size_t size);
+void NoteExportedRows(uint64 rows);
+void InstallCopyTagHook();
+
+/* lookups.cpp */
+void ResolveMetadata(ExportSession *session);
+
+/* row_stream.cpp */
+void StreamDataValues(ExportSession *session);
+void FlushText(ExportSession *session, bool final);
+
+} // namespace datavalue_export::pg

@@ -1,0 +1,455 @@
+/*
+ * src/pg/lookups.cpp
+ *	  Resolve the request against the DHIS2 metadata tables, once per export.
+ *
+ * Everything the row path needs besides the datavalue table is read here through SPI:
+ * the requested objects by their input id scheme (unknown ones are an error), the filter
+ * sets of database ids pushed into the main query, and the output identifier of every object
+ * a row may reference (data elements, periods, org units, option combos). The main query then
+ * reads datavalue alone and never joins these tables for output.
+ *
+ * Frames here hold only PODs and palloc'd memory; core objects are touched inside DVE_CORE.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#include <algorithm>
+
+#include "core/period.hpp"
+#include "core/timestamp.hpp"
+/* Core headers first: they refuse to follow PostgreSQL headers. */
+#include "pg/export_session.hpp"
+#include "pg/boundary.hpp"
+
+namespace datavalue_export::pg {
+
+namespace {
+
+using core::IdKind;
+using core::IdScheme;
+using core::IdSchemeType;
+
+/* SQL expression of an object's identifier under an id scheme, for table alias t. */
+char *
+IdentifierSql(const IdScheme &scheme)
+{
+	switch (scheme.type) {
+	case IdSchemeType::kUid:
+		return pstrdup("t.uid");
+	case IdSchemeType::kCode:
+		return pstrdup("t.code");
+	case IdSchemeType::kName:
+		return pstrdup("t.name::text");
+	case IdSchemeType::kAttribute:
+		/* The attribute UID was checked to be 11 alphanumerics, so it is safe as a literal. */
+		return psprintf("jsonb_extract_path_text(t.attributevalues, '%s', 'value')", scheme.attribute.c_str());
+	}
+	return pstrdup("t.uid");
+}
+
+Datum
+TextArray(const std::vector<std::string> &values)
+{
+	Datum *items = static_cast<Datum *>(palloc(sizeof(Datum) * (values.size() + 1)));
+	for (size_t i = 0; i < values.size(); i++)
+		items[i] = PointerGetDatum(cstring_to_text_with_len(values[i].data(), static_cast<int>(values[i].size())));
+	return PointerGetDatum(construct_array(items, static_cast<int>(values.size()), TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+Datum
+Int8Array(const std::vector<int64_t> &values)
+{
+	Datum *items = static_cast<Datum *>(palloc(sizeof(Datum) * (values.size() + 1)));
+	for (size_t i = 0; i < values.size(); i++)
+		items[i] = Int64GetDatum(values[i]);
+	return PointerGetDatum(
+	    construct_array(items, static_cast<int>(values.size()), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* Run a read-only metadata query; the result is in SPI_tuptable. May ereport. */
+void
+RunMetadataQuery(const char *sql, int nargs, Oid *types, Datum *values)
+{
+	int rc = SPI_execute_with_args(sql, nargs, types, values, nullptr, true, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "metadata query failed: %s", SPI_result_code_string(rc));
+}
+
+int64
+GetInt64(HeapTuple tuple, int column)
+{
+	bool isnull;
+	Datum d = SPI_getbinval(tuple, SPI_tuptable->tupdesc, column, &isnull);
+	return isnull ? -1 : DatumGetInt64(d);
+}
+
+/* Text of a column, or NULL; palloc'd in the SPI context. */
+char *
+GetText(HeapTuple tuple, int column)
+{
+	return SPI_getvalue(tuple, SPI_tuptable->tupdesc, column);
+}
+
+struct ObjectTable {
+	const char *table;
+	const char *id_column;
+	const char *label; /* for messages */
+};
+
+constexpr ObjectTable kDataSet = {"dataset", "datasetid", "data set"};
+constexpr ObjectTable kDataElement = {"dataelement", "dataelementid", "data element"};
+constexpr ObjectTable kDataElementGroup = {"dataelementgroup", "dataelementgroupid", "data element group"};
+constexpr ObjectTable kOrgUnit = {"organisationunit", "organisationunitid", "organisation unit"};
+constexpr ObjectTable kOrgUnitGroup = {"orgunitgroup", "orgunitgroupid", "organisation unit group"};
+constexpr ObjectTable kOptionCombo = {"categoryoptioncombo", "categoryoptioncomboid", "category option combo"};
+
+/*
+ * Database ids of the given identifiers, in request order, looked up by the input id scheme
+ * (with inputUseCodeFallback: UIDs by uid, anything else by code). An identifier that matches
+ * nothing is an error. May ereport.
+ */
+void
+ResolveKeys(const ObjectTable &object, const IdScheme &scheme, bool code_fallback, const std::vector<std::string> &keys,
+            std::vector<int64_t> *ids)
+{
+	if (keys.empty())
+		return;
+	const char *column = scheme.type == IdSchemeType::kCode   ? "code"
+	                     : scheme.type == IdSchemeType::kName ? "name"
+	                                                          : "uid";
+	char *sql;
+	if (code_fallback && scheme.IsUid())
+		sql = psprintf("SELECT t.%s, k.key FROM unnest($1::text[]) WITH ORDINALITY AS k(key, n) "
+		               "LEFT JOIN %s t ON (CASE WHEN k.key ~ '^[A-Za-z][A-Za-z0-9]{10}$' THEN t.uid ELSE t.code END) = "
+		               "k.key ORDER BY k.n",
+		               object.id_column, object.table);
+	else
+		sql = psprintf("SELECT t.%s, k.key FROM unnest($1::text[]) WITH ORDINALITY AS k(key, n) "
+		               "LEFT JOIN %s t ON t.%s = k.key ORDER BY k.n",
+		               object.id_column, object.table, column);
+	Oid types[1] = {TEXTARRAYOID};
+	Datum values[1] = {TextArray(keys)};
+	RunMetadataQuery(sql, 1, types, values);
+	for (uint64 i = 0; i < SPI_processed; i++) {
+		HeapTuple tuple = SPI_tuptable->vals[i];
+		int64 id = GetInt64(tuple, 1);
+		if (id < 0)
+			ereport(ERROR,
+			        (errcode(ERRCODE_UNDEFINED_OBJECT),
+			         errmsg("%s \"%s\" does not exist", object.label, GetText(tuple, 2)),
+			         errhint("Identifiers are read as %s; set the input id scheme to match.", scheme.Label().c_str())));
+		DVE_CORE(ids->push_back(id));
+	}
+}
+
+/* Append (id, output identifier) of every row of sql ($1 = int8[] of ids) to objects. */
+void
+LoadIdentifiers(const char *sql, const std::vector<int64_t> &ids, std::vector<core::Identifier> *objects)
+{
+	Oid types[1] = {INT8ARRAYOID};
+	Datum values[1] = {Int8Array(ids)};
+	RunMetadataQuery(sql, 1, types, values);
+	for (uint64 i = 0; i < SPI_processed; i++) {
+		HeapTuple tuple = SPI_tuptable->vals[i];
+		int64 id = GetInt64(tuple, 1);
+		const char *text = GetText(tuple, 2);
+		DVE_CORE(
+		    objects->push_back(core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt, false}));
+	}
+}
+
+void
+ResolveDataSetsAndElements(ExportState *state)
+{
+	const core::ExportPlan &plan = state->plan;
+	const core::ExportRequest &request = plan.request;
+	const bool fallback = request.input_use_code_fallback;
+
+	std::vector<int64_t> *data_set_ids = &state->data_set_ids;
+	ResolveKeys(kDataSet, plan.input_data_set_scheme, fallback, request.data_set, data_set_ids);
+	char *ident = IdentifierSql(plan.data_set_scheme);
+	LoadIdentifiers(psprintf("SELECT t.datasetid, %s FROM dataset t JOIN unnest($1::int8[]) WITH ORDINALITY AS k(id, "
+	                         "n) ON t.datasetid = k.id ORDER BY k.n",
+	                         ident),
+	                *data_set_ids, &state->metadata.data_sets);
+
+	std::vector<int64_t> *element_ids = &state->data_element_ids;
+	ResolveKeys(kDataElement, plan.input_data_element_scheme, fallback, request.data_element, element_ids);
+	if (!data_set_ids->empty()) {
+		Oid types[1] = {INT8ARRAYOID};
+		Datum values[1] = {Int8Array(*data_set_ids)};
+		RunMetadataQuery("SELECT DISTINCT dataelementid FROM datasetelement WHERE datasetid = ANY($1)", 1, types,
+		                 values);
+		for (uint64 i = 0; i < SPI_processed; i++) {
+			int64 id = GetInt64(SPI_tuptable->vals[i], 1);
+			DVE_CORE(element_ids->push_back(id));
+		}
+	}
+
+	if (!request.data_element_group.empty()) {
+		std::vector<int64_t> *group_ids = &state->scratch_ids;
+		DVE_CORE(group_ids->clear());
+		ResolveKeys(kDataElementGroup, plan.input_data_element_group_scheme, fallback, request.data_element_group,
+		            group_ids);
+		Oid types[1] = {INT8ARRAYOID};
+		Datum values[1] = {Int8Array(*group_ids)};
+		RunMetadataQuery(
+		    "SELECT DISTINCT dataelementid FROM dataelementgroupmembers WHERE dataelementgroupid = ANY($1)", 1, types,
+		    values);
+		for (uint64 i = 0; i < SPI_processed; i++) {
+			int64 id = GetInt64(SPI_tuptable->vals[i], 1);
+			DVE_CORE(element_ids->push_back(id));
+		}
+	}
+
+	/* Union without duplicates, then the output identifier of each. */
+	DVE_CORE({
+		std::sort(element_ids->begin(), element_ids->end());
+		element_ids->erase(std::unique(element_ids->begin(), element_ids->end()), element_ids->end());
+	});
+	ident = IdentifierSql(plan.data_element_scheme);
+	LoadIdentifiers(psprintf("SELECT t.dataelementid, %s FROM dataelement t WHERE t.dataelementid = ANY($1)", ident),
+	                *element_ids, &state->metadata.objects[static_cast<size_t>(IdKind::kDataElement)]);
+}
+
+void
+ResolveOrgUnits(ExportState *state)
+{
+	const core::ExportPlan &plan = state->plan;
+	const core::ExportRequest &request = plan.request;
+	const bool fallback = request.input_use_code_fallback;
+
+	std::vector<int64_t> *roots = &state->org_unit_roots;
+	std::vector<int64_t> *groups = &state->scratch_ids;
+	DVE_CORE(groups->clear());
+	ResolveKeys(kOrgUnit, plan.input_org_unit_scheme, fallback, request.org_unit, roots);
+	ResolveKeys(kOrgUnitGroup, plan.input_other_scheme, fallback, request.org_unit_group, groups);
+	if (roots->size() == 1 && !request.children && request.org_unit_group.empty())
+		state->metadata.single_org_unit_id = (*roots)[0];
+
+	char *ident = IdentifierSql(plan.org_unit_scheme);
+	StringInfoData sql;
+	initStringInfo(&sql);
+	appendStringInfo(
+	    &sql, "SELECT t.organisationunitid, %s FROM organisationunit t WHERE (t.organisationunitid = ANY($1)", ident);
+	if (request.children)
+		appendStringInfoString(&sql, " OR EXISTS (SELECT 1 FROM organisationunit r WHERE r.organisationunitid = "
+		                             "ANY($1) AND t.path LIKE r.path || '%')");
+	appendStringInfoString(&sql, " OR t.organisationunitid IN (SELECT organisationunitid FROM orgunitgroupmembers "
+	                             "WHERE orgunitgroupid = ANY($2)))");
+	if (request.level)
+		appendStringInfo(&sql, " AND t.hierarchylevel = %d", *request.level);
+	Oid types[2] = {INT8ARRAYOID, INT8ARRAYOID};
+	Datum values[2] = {Int8Array(*roots), Int8Array(*groups)};
+	RunMetadataQuery(sql.data, 2, types, values);
+	std::vector<core::Identifier> *objects = &state->metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)];
+	for (uint64 i = 0; i < SPI_processed; i++) {
+		HeapTuple tuple = SPI_tuptable->vals[i];
+		int64 id = GetInt64(tuple, 1);
+		const char *text = GetText(tuple, 2);
+		DVE_CORE(objects->push_back(core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt});
+		         state->org_unit_ids.push_back(id));
+	}
+}
+
+bool
+PeriodIsoColumnExists()
+{
+	RunMetadataQuery("SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = 'period'::regclass AND attname = 'iso' "
+	                 "AND NOT attisdropped",
+	                 0, nullptr, nullptr);
+	return SPI_processed > 0;
+}
+
+void
+ResolvePeriods(ExportState *state)
+{
+	const core::ExportPlan &plan = state->plan;
+	const core::ExportRequest &request = plan.request;
+	state->has_period_iso_column = PeriodIsoColumnExists();
+
+	StringInfoData sql;
+	initStringInfo(&sql);
+	/* Columns: id, iso (2.43) or type name (2.42), start, end. Dates as day numbers. */
+	appendStringInfo(&sql,
+	                 "SELECT pe.periodid, %s, (pe.startdate - DATE '2000-01-01'), (pe.enddate - DATE '2000-01-01') "
+	                 "FROM period pe JOIN periodtype pt ON pt.periodtypeid = pe.periodtypeid",
+	                 state->has_period_iso_column ? "pe.iso" : "pt.name");
+	Oid types[3] = {TEXTARRAYOID, DATEOID, DATEOID};
+	Datum values[3] = {0, 0, 0};
+	int nargs = 0;
+	if (!plan.periods.empty()) {
+		/* By ISO text on 2.43; by type, start and end on 2.42, which has no iso column. */
+		std::vector<std::string> *names = &state->scratch_texts;
+		DVE_CORE(names->clear());
+		for (size_t i = 0; i < plan.periods.size(); i++) {
+			const core::Period &p = plan.periods[i];
+			DVE_CORE(names->push_back(state->has_period_iso_column
+			                              ? plan.period_iso[i]
+			                              : std::string(core::PeriodTypeName(p.type)) + "|" + std::to_string(p.start) +
+			                                    "|" + std::to_string(p.end)));
+		}
+		values[0] = TextArray(*names);
+		nargs = 1;
+		if (state->has_period_iso_column)
+			appendStringInfoString(&sql, " WHERE pe.iso = ANY($1)");
+		else
+			appendStringInfoString(&sql, " WHERE pt.name || '|' || (pe.startdate - DATE '2000-01-01') || '|' || "
+			                             "(pe.enddate - DATE '2000-01-01') = ANY($1)");
+		state->filter_periods = true;
+	} else if (request.start_date && request.end_date) {
+		types[0] = DATEOID;
+		types[1] = DATEOID;
+		values[0] = DateADTGetDatum(*request.start_date);
+		values[1] = DateADTGetDatum(*request.end_date);
+		nargs = 2;
+		appendStringInfoString(&sql, " WHERE pe.startdate >= $1 AND pe.enddate <= $2");
+		state->filter_periods = true;
+	}
+	appendStringInfoString(&sql, " ORDER BY pe.startdate, pe.enddate, pe.periodid");
+	RunMetadataQuery(sql.data, nargs, types, values);
+
+	std::vector<core::Identifier> *objects = &state->metadata.objects[static_cast<size_t>(IdKind::kPeriod)];
+	for (uint64 i = 0; i < SPI_processed; i++) {
+		HeapTuple tuple = SPI_tuptable->vals[i];
+		int64 id = GetInt64(tuple, 1);
+		const char *label = GetText(tuple, 2);
+		int32 start = static_cast<int32>(GetInt64(tuple, 3));
+		int32 end = static_cast<int32>(GetInt64(tuple, 4));
+		const bool computed = !state->has_period_iso_column;
+		DVE_CORE({
+			std::optional<std::string> iso;
+			if (!computed)
+				iso = label;
+			else if (label != nullptr) {
+				/* 2.42: the ISO text is derived from type and start (TwoYearly has none: null). */
+				if (const auto type = core::PeriodTypeFromName(label))
+					iso = core::IsoPeriod(*type, start);
+			}
+			objects->push_back(core::Identifier{id, std::move(iso)});
+			state->periods.push_back(PeriodInfo{id, start, end});
+			if (state->filter_periods)
+				state->period_ids.push_back(id);
+		});
+	}
+}
+
+void
+ResolveOptionCombos(ExportState *state)
+{
+	const core::ExportPlan &plan = state->plan;
+	const core::ExportRequest &request = plan.request;
+	const bool fallback = request.input_use_code_fallback;
+
+	char *coc = IdentifierSql(plan.category_option_combo_scheme);
+	char *aoc = IdentifierSql(plan.attribute_option_combo_scheme);
+	RunMetadataQuery(
+	    psprintf("SELECT t.categoryoptioncomboid, %s, %s, t.uid = 'HllvX50cXC0' FROM categoryoptioncombo t", coc, aoc),
+	    0, nullptr, nullptr);
+	std::vector<core::Identifier> *cocs = &state->metadata.objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
+	std::vector<core::Identifier> *aocs = &state->metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
+	for (uint64 i = 0; i < SPI_processed; i++) {
+		HeapTuple tuple = SPI_tuptable->vals[i];
+		int64 id = GetInt64(tuple, 1);
+		const char *coc_text = GetText(tuple, 2);
+		const char *aoc_text = GetText(tuple, 3);
+		const char *is_default = GetText(tuple, 4);
+		const bool def = is_default && is_default[0] == 't';
+		DVE_CORE({
+			cocs->push_back(core::Identifier{id, coc_text ? std::optional<std::string>(coc_text) : std::nullopt, def});
+			aocs->push_back(core::Identifier{id, aoc_text ? std::optional<std::string>(aoc_text) : std::nullopt, def});
+		});
+	}
+
+	ResolveKeys(kOptionCombo, plan.input_other_scheme, fallback, request.category_option_combo,
+	            &state->category_option_combo_ids);
+	ResolveKeys(kOptionCombo, plan.input_other_scheme, fallback, request.attribute_option_combo,
+	            &state->attribute_option_combo_ids);
+	state->filter_attribute_option_combos = !state->attribute_option_combo_ids.empty();
+
+	if (request.attribute_combo || !request.attribute_options.empty()) {
+		/*
+		 * attributeCombo + attributeOptions name one attribute option combo: the one of that
+		 * combo (the combo named "default" when absent) whose options are exactly the given ones.
+		 */
+		const IdScheme &scheme = plan.input_other_scheme;
+		const char *column = scheme.type == IdSchemeType::kCode   ? "code"
+		                     : scheme.type == IdSchemeType::kName ? "name"
+		                                                          : "uid";
+		char *sql = psprintf(
+		    "SELECT coc.categoryoptioncomboid FROM categoryoptioncombo coc "
+		    "JOIN categorycombos_optioncombos cc ON cc.categoryoptioncomboid = coc.categoryoptioncomboid "
+		    "JOIN categorycombo cb ON cb.categorycomboid = cc.categorycomboid "
+		    "WHERE %s AND (SELECT coalesce(array_agg(co.%s ORDER BY co.%s), '{}') FROM "
+		    "categoryoptioncombos_categoryoptions x JOIN categoryoption co ON co.categoryoptionid = x.categoryoptionid "
+		    "WHERE x.categoryoptioncomboid = coc.categoryoptioncomboid) = "
+		    "(SELECT coalesce(array_agg(o ORDER BY o), '{}') FROM unnest($2::text[]) o)",
+		    request.attribute_combo ? psprintf("cb.%s = $1", column) : "cb.name = 'default' AND $1 IS NULL", column,
+		    column);
+		Oid types[2] = {TEXTOID, TEXTARRAYOID};
+		Datum values[2] = {request.attribute_combo ? CStringGetTextDatum(request.attribute_combo->c_str())
+		                                           : CStringGetTextDatum(""),
+		                   TextArray(request.attribute_options)};
+		char nulls[3] = {request.attribute_combo ? ' ' : 'n', ' ', '\0'};
+		int rc = SPI_execute_with_args(sql, 2, types, values, nulls, true, 0);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "attribute option combo lookup failed: %s", SPI_result_code_string(rc));
+		if (SPI_processed == 0)
+			ereport(ERROR,
+			        (errcode(ERRCODE_UNDEFINED_OBJECT),
+			         errmsg("E2041: Attribute option combo does not exist for given attribute combo and options"),
+			         errdetail("DHIS2 2.43 silently drops the filter in this case; the extension refuses, as "
+			                   "DHIS2 2.42 did.")));
+		int64 id = GetInt64(SPI_tuptable->vals[0], 1);
+		DVE_CORE(state->attribute_option_combo_ids.push_back(id));
+		state->filter_attribute_option_combos = true;
+	}
+	if (state->attribute_option_combo_ids.size() == 1)
+		state->metadata.single_attribute_option_combo_id = state->attribute_option_combo_ids[0];
+}
+
+/* 2.42's completeDate: the registration of the single set, period and org unit, default AOC. */
+void
+ResolveCompleteDate(ExportState *state)
+{
+	const core::ExportRequest &request = state->plan.request;
+	if (state->plan.style != core::Style::k242 || request.data_set.size() != 1 || request.period.size() != 1 ||
+	    request.org_unit.size() != 1 || state->metadata.data_sets.empty() || !state->metadata.single_org_unit_id ||
+	    state->period_ids.size() != 1)
+		return;
+	RunMetadataQuery("SELECT to_regclass('completedatasetregistration') IS NOT NULL", 0, nullptr, nullptr);
+	const char *exists = GetText(SPI_tuptable->vals[0], 1);
+	if (!exists || exists[0] != 't')
+		return;
+	Oid types[3] = {INT8OID, INT8OID, INT8OID};
+	Datum values[3] = {Int64GetDatum(state->metadata.data_sets[0].id), Int64GetDatum(state->period_ids[0]),
+	                   Int64GetDatum(*state->metadata.single_org_unit_id)};
+	RunMetadataQuery("SELECT (EXTRACT(EPOCH FROM r.date::timestamp - TIMESTAMP '2000-01-01') * 1000000)::int8 "
+	                 "FROM completedatasetregistration r JOIN categoryoptioncombo aoc ON aoc.categoryoptioncomboid = "
+	                 "r.attributeoptioncomboid WHERE r.datasetid = $1 AND r.periodid = $2 AND r.sourceid = $3 AND "
+	                 "aoc.uid = 'HllvX50cXC0' AND r.date IS NOT NULL",
+	                 3, types, values);
+	if (SPI_processed == 0)
+		return;
+	int64 micros = GetInt64(SPI_tuptable->vals[0], 1);
+	DVE_CORE({
+		char buffer[core::kTimestampMax];
+		char *end = core::WriteDhis2Timestamp(buffer, micros);
+		state->metadata.complete_date = std::string(buffer, end);
+	});
+}
+
+} // namespace
+
+/* Resolve every lookup of the export and prepare the writer. Call inside SPI. May ereport. */
+void
+ResolveMetadata(ExportSession *session)
+{
+	ExportState *state = session->state;
+	ResolveDataSetsAndElements(state);
+	ResolveOrgUnits(state);
+	ResolvePeriods(state);
+	ResolveOptionCombos(state);
+	ResolveCompleteDate(state);
+	DVE_CORE(state->document = core::PrepareDocument(state->plan, state->metadata));
+}
+
+} // namespace datavalue_export::pg

@@ -1,0 +1,57 @@
+/*
+ * src/pg/pg_includes.hpp
+ *	  Every PostgreSQL header src/pg uses, in one place, with C linkage.
+ *
+ * After the headers, undefine the port.h macros that rename C library functions
+ * (snprintf -> pg_snprintf, ...): they break <cstdio> and friends in C++.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#pragma once
+
+extern "C" {
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/parallel.h"
+#include "catalog/pg_type.h"
+#include "commands/copy.h"
+#include "commands/defrem.h"
+#include "commands/progress.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "libpq/libpq.h"
+#include "libpq/pqformat.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "nodes/plannodes.h"
+#include "pgstat.h"
+#include "tcop/dest.h"
+#include "tcop/pquery.h"
+#include "tcop/tcopprot.h"
+#include "tcop/utility.h"
+#include "utils/array.h"
+#include "utils/backend_progress.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/portal.h"
+#include "utils/timestamp.h"
+#include "utils/tuplestore.h"
+}
+
+#undef snprintf
+#undef vsnprintf
+#undef sprintf
+#undef vsprintf
+#undef fprintf
+#undef printf
+#undef unlink
+#undef bind
+#undef gettext
+#undef dgettext
+#undef ngettext
+#undef dngettext
