@@ -17,7 +17,7 @@ OBJS = $(CORE_SOURCES:.cpp=.o) $(PG_SOURCES:.cpp=.o)
 DATA = $(wildcard datavalue_export--*.sql)
 
 REGRESS = $(sort $(patsubst sql/%.sql,%,$(wildcard sql/*.sql)))
-REGRESS_OPTS = --load-extension=$(EXTENSION) --temp-config=$(srcdir)/test/regress.conf
+REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
 

@@ -209,24 +209,49 @@ DocumentWriter::WriteCsvRow(char *w, const DataValueRow &row) const
 	return w;
 }
 
-void
-DocumentWriter::WriteRow(const DataValueRow &row, OutputBuffer &out)
+size_t
+DocumentWriter::RowBytesMax(const DataValueRow &row) const noexcept
 {
 	size_t need = kRowFixedMax;
 	for (size_t k = 0; k < kIdKindCount; k++)
 		need += fragments_[k].max_length;
 	const size_t texts = (row.value.is_null ? 0 : row.value.size) + (row.stored_by.is_null ? 0 : row.stored_by.size) +
 	                     (row.comment.is_null ? 0 : row.comment.size);
-	need += options_.format == Format::kCsv ? texts * 2 + 6 : JsonEscapedMax(texts) + 6;
-	char *w = out.Reserve(need);
+	return need + (options_.format == Format::kCsv ? CsvFieldMax(texts) * 3 : JsonEscapedMax(texts) + 6);
+}
+
+char *
+DocumentWriter::WriteRowBody(char *w, const DataValueRow &row) const
+{
 	if (options_.format == Format::kCsv)
-		w = WriteCsvRow(w, row);
-	else {
-		if (rows_ > 0)
-			*w++ = ',';
-		w = options_.style == Style::k243 ? WriteJsonRow243(w, row) : WriteJsonRow242(w, row);
-	}
-	out.Commit(w);
+		return WriteCsvRow(w, row);
+	return options_.style == Style::k243 ? WriteJsonRow243(w, row) : WriteJsonRow242(w, row);
+}
+
+void
+DocumentWriter::WriteRow(const DataValueRow &row, OutputBuffer &out)
+{
+	char *w = out.Reserve(RowBytesMax(row) + 1);
+	if (rows_ > 0 && options_.format == Format::kJson)
+		*w++ = ',';
+	out.Commit(WriteRowBody(w, row));
+	rows_++;
+}
+
+void
+DocumentWriter::RenderRow(const DataValueRow &row, OutputBuffer &out)
+{
+	out.Commit(WriteRowBody(out.Reserve(RowBytesMax(row)), row));
+}
+
+void
+DocumentWriter::AppendRendered(std::string_view rendered, OutputBuffer &out)
+{
+	char *w = out.Reserve(rendered.size() + 1);
+	if (rows_ > 0 && options_.format == Format::kJson)
+		*w++ = ',';
+	std::memcpy(w, rendered.data(), rendered.size());
+	out.Commit(w + rendered.size());
 	rows_++;
 }
 

@@ -90,6 +90,10 @@ class DocumentWriter {
 	void WriteRow(const DataValueRow &row, OutputBuffer &out);
 	void End(OutputBuffer &out);
 
+	/* For sorted exports: render a row without its separator, and later append it in order. */
+	void RenderRow(const DataValueRow &row, OutputBuffer &out);
+	void AppendRendered(std::string_view rendered, OutputBuffer &out);
+
 	uint64_t Rows() const noexcept { return rows_; }
 
   private:
@@ -107,6 +111,8 @@ class DocumentWriter {
 	char *WriteJsonRow243(char *w, const DataValueRow &row) const;
 	char *WriteJsonRow242(char *w, const DataValueRow &row) const;
 	char *WriteCsvRow(char *w, const DataValueRow &row) const;
+	char *WriteRowBody(char *w, const DataValueRow &row) const;
+	size_t RowBytesMax(const DataValueRow &row) const noexcept;
 
 	DocumentOptions options_;
 	FragmentTable fragments_[kIdKindCount];

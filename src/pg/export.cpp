@@ -260,6 +260,7 @@ BeginSession(FunctionCallInfo fcinfo)
 	    AllocSetContextCreate(CurrentMemoryContext, "datavalue_export", ALLOCSET_DEFAULT_SIZES);
 	ExportSession *session =
 	    static_cast<ExportSession *>(MemoryContextAllocZero(export_context, sizeof(ExportSession)));
+	session->context = export_context;
 	session->tuplestore = rsinfo->setResult;
 	session->tupdesc = rsinfo->setDesc;
 	MemoryContextCallback *callback =

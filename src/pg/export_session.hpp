@@ -20,8 +20,13 @@
 #include "core/gzip.hpp"
 #include "core/id_map.hpp"
 #include "core/output_buffer.hpp"
+#include "core/row_sorter.hpp"
 #include "core/validate.hpp"
 #include "pg/pg_includes.hpp"
+
+extern "C" {
+#include "storage/buffile.h"
+}
 
 namespace datavalue_export::pg {
 
@@ -60,9 +65,15 @@ struct ExportState {
 	std::vector<int64_t> attribute_option_combo_ids;
 	bool filter_attribute_option_combos = false;
 
-	/* Periods the export may touch, sorted by (start, end); drives per-period streaming. */
+	/* Periods the export may touch, sorted by (start, end). */
 	std::vector<PeriodInfo> periods;
 	bool has_period_iso_column = true;
+
+	/* Ordered exports: rows are sorted here instead of by the main query (row_sorter.hpp). */
+	std::unique_ptr<core::RowSorter> sorter;
+	std::unique_ptr<core::RunMerger> merger;
+	std::vector<BufFile *> run_files; /* spilled runs; temporary files, removed at transaction end */
+	core::OutputBuffer spill_buffer;
 };
 
 /* How the document leaves the function. */
@@ -79,6 +90,11 @@ struct ExportSession {
 	uint64 bytes_sent;
 	int64 last_updated_cutoff; /* resolved lastUpdated / lastUpdatedDuration, or DT_NOBEGIN */
 	bool has_last_updated_cutoff;
+	MemoryContext context; /* the export's own context (outlives SPI) */
+	/* Ordered exports: which sort key component each key word holds (SortComponent), and paging. */
+	int sort_components[core::kSortKeyWords];
+	uint64 rows_to_skip;
+	int64 rows_left; /* -1 = no limit */
 };
 
 /* copy_stream.cpp */

@@ -200,13 +200,15 @@ ResolveDataSetsAndElements(ExportState *state)
 		}
 	}
 
-	/* Union without duplicates, then the output identifier of each. */
+	/* Union without duplicates, then the output identifier of each, in uid order (the sort rank). */
 	DVE_CORE({
 		std::sort(element_ids->begin(), element_ids->end());
 		element_ids->erase(std::unique(element_ids->begin(), element_ids->end()), element_ids->end());
 	});
 	ident = IdentifierSql(plan.data_element_scheme);
-	LoadIdentifiers(psprintf("SELECT t.dataelementid, %s FROM dataelement t WHERE t.dataelementid = ANY($1)", ident),
+	LoadIdentifiers(psprintf("SELECT t.dataelementid, %s FROM dataelement t WHERE t.dataelementid = ANY($1) ORDER BY "
+	                         "t.uid, t.dataelementid",
+	                         ident),
 	                *element_ids, &state->metadata.objects[static_cast<size_t>(IdKind::kDataElement)]);
 }
 
@@ -237,6 +239,8 @@ ResolveOrgUnits(ExportState *state)
 	                             "WHERE orgunitgroupid = ANY($2)))");
 	if (request.level)
 		appendStringInfo(&sql, " AND t.hierarchylevel = %d", *request.level);
+	/* Registration order is sort rank (row_sorter.hpp): DHIS2's OU order is by path. */
+	appendStringInfoString(&sql, " ORDER BY t.path, t.organisationunitid");
 	Oid types[2] = {INT8ARRAYOID, INT8ARRAYOID};
 	Datum values[2] = {Int8Array(*roots), Int8Array(*groups)};
 	RunMetadataQuery(sql.data, 2, types, values);
@@ -341,9 +345,10 @@ ResolveOptionCombos(ExportState *state)
 
 	char *coc = IdentifierSql(plan.category_option_combo_scheme);
 	char *aoc = IdentifierSql(plan.attribute_option_combo_scheme);
-	RunMetadataQuery(
-	    psprintf("SELECT t.categoryoptioncomboid, %s, %s, t.uid = 'HllvX50cXC0' FROM categoryoptioncombo t", coc, aoc),
-	    0, nullptr, nullptr);
+	RunMetadataQuery(psprintf("SELECT t.categoryoptioncomboid, %s, %s, t.uid = 'HllvX50cXC0' FROM categoryoptioncombo "
+	                          "t ORDER BY t.uid, t.categoryoptioncomboid",
+	                          coc, aoc),
+	                 0, nullptr, nullptr);
 	std::vector<core::Identifier> *cocs = &state->metadata.objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
 	std::vector<core::Identifier> *aocs = &state->metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
 	for (uint64 i = 0; i < SPI_processed; i++) {

@@ -92,6 +92,184 @@ ReadTimestamp(Datum datum, const char *column)
 	return ts;
 }
 
+/* Components of a sort key word (ExportSession::sort_components). */
+enum SortComponent { kSortNone, kSortCreated, kSortDataElement, kSortPeriod, kSortOrgUnit, kSortCoc, kSortAoc };
+
+/* Sorted runs never exceed this many bytes of rendered rows plus keys. */
+constexpr size_t kSortRunBytes = 32 * 1024 * 1024;
+
+void
+MakeSortKey(const ExportSession *session, const core::DataValueRow &row, core::SortKey *key)
+{
+	for (size_t i = 0; i < core::kSortKeyWords; i++) {
+		uint64_t word = 0;
+		switch (session->sort_components[i]) {
+		case kSortCreated:
+			word = core::OrderedWord(row.created);
+			break;
+		case kSortDataElement:
+			word = row.ids[static_cast<size_t>(IdKind::kDataElement)];
+			break;
+		case kSortPeriod:
+			word = row.ids[static_cast<size_t>(IdKind::kPeriod)];
+			break;
+		case kSortOrgUnit:
+			word = row.ids[static_cast<size_t>(IdKind::kOrgUnit)];
+			break;
+		case kSortCoc:
+			word = row.ids[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
+			break;
+		case kSortAoc:
+			word = row.ids[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
+			break;
+		default:
+			break;
+		}
+		key->words[i] = word;
+	}
+}
+
+/*
+ * The key layout: the requested order keys, then every remaining identifier as a tie-breaker
+ * (DHIS2 leaves ties unordered; fixing them makes every run give the same bytes). Identifier
+ * indexes are ranks because lookups.cpp registers identifiers in DHIS2's sort order.
+ */
+void
+PlanSortKey(ExportSession *session)
+{
+	int used = 0;
+	auto add = [&](int component) {
+		for (int i = 0; i < used; i++)
+			if (session->sort_components[i] == component)
+				return;
+		if (used < static_cast<int>(core::kSortKeyWords))
+			session->sort_components[used++] = component;
+	};
+	for (core::OrderKey key : session->state->plan.order)
+		switch (key) {
+		case core::OrderKey::kPeriod:
+			add(kSortPeriod);
+			break;
+		case core::OrderKey::kCreated:
+			add(kSortCreated);
+			break;
+		case core::OrderKey::kDataElement:
+			add(kSortDataElement);
+			break;
+		case core::OrderKey::kOrgUnit:
+			add(kSortOrgUnit);
+			break;
+		case core::OrderKey::kAttributeOptionCombo:
+			add(kSortAoc);
+			break;
+		}
+	for (int component : {kSortDataElement, kSortPeriod, kSortOrgUnit, kSortCoc, kSortAoc})
+		add(component);
+	while (used < static_cast<int>(core::kSortKeyWords))
+		session->sort_components[used++] = kSortNone;
+}
+
+/* Sort the current run and write it to a new temporary file. May ereport. */
+void
+SpillRun(ExportSession *session)
+{
+	ExportState *state = session->state;
+	MemoryContext previous = MemoryContextSwitchTo(session->context);
+	BufFile *file = BufFileCreateTemp(false);
+	MemoryContextSwitchTo(previous);
+	DVE_CORE(state->run_files.push_back(file); state->sorter->SortRun());
+	bool more = true;
+	while (more) {
+		DVE_CORE(state->spill_buffer.Clear(); more = state->sorter->SpillChunk(state->spill_buffer, 1024 * 1024));
+		BufFileWrite(file, state->spill_buffer.Data(), state->spill_buffer.Size());
+		CHECK_FOR_INTERRUPTS();
+	}
+	DVE_CORE(state->spill_buffer.Clear());
+}
+
+/* Append one sorted row, honouring offset and limit; flushes as needed. May ereport. */
+void
+EmitSorted(ExportSession *session, std::string_view rendered)
+{
+	ExportState *state = session->state;
+	if (session->rows_to_skip > 0) {
+		session->rows_to_skip--;
+		return;
+	}
+	if (session->rows_left == 0)
+		return;
+	if (session->rows_left > 0)
+		session->rows_left--;
+	DVE_CORE(state->document.writer->AppendRendered(rendered, state->text));
+	session->rows++;
+	if (state->text.Size() >= kFlushBytes)
+		FlushText(session, false);
+}
+
+/* Refill run r of the merge until it holds a whole record or its file is done. May ereport. */
+void
+RefillRun(ExportSession *session, size_t run, char *buffer, size_t buffer_size)
+{
+	ExportState *state = session->state;
+	for (;;) {
+		size_t want = state->merger->BytesWanted(run);
+		if (want == 0)
+			return;
+		size_t got = BufFileRead(state->run_files[run], buffer, Max(want, buffer_size));
+		if (got == 0) {
+			state->merger->MarkExhausted(run);
+			return;
+		}
+		DVE_CORE(state->merger->Feed(run, buffer, got));
+	}
+}
+
+/* Write the sorted rows: straight from memory for one run, else merge the spilled runs. May ereport. */
+void
+EmitSortedRows(ExportSession *session)
+{
+	ExportState *state = session->state;
+	if (state->run_files.empty()) {
+		DVE_CORE(state->sorter->SortRun());
+		const size_t rows = state->sorter->RunRows();
+		for (size_t i = 0; i < rows && session->rows_left != 0; i++) {
+			std::string_view rendered = state->sorter->SortedRow(i);
+			EmitSorted(session, rendered);
+			if ((i & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		DVE_CORE(state->sorter->ClearRun());
+		return;
+	}
+	if (!state->sorter->RunEmpty())
+		SpillRun(session);
+	const size_t runs = state->run_files.size();
+	DVE_CORE(state->merger = std::make_unique<core::RunMerger>(runs));
+	const size_t buffer_size = 256 * 1024;
+	char *buffer = static_cast<char *>(MemoryContextAlloc(session->context, buffer_size));
+	for (size_t r = 0; r < runs; r++) {
+		if (BufFileSeek(state->run_files[r], 0, 0, SEEK_SET) != 0)
+			ereport(ERROR, (errcode_for_file_access(), errmsg("could not rewind temporary sort file")));
+		RefillRun(session, r, buffer, buffer_size);
+	}
+	DVE_CORE(state->merger->Start());
+	uint64 emitted = 0;
+	while (!state->merger->Done() && session->rows_left != 0) {
+		std::string_view rendered = state->merger->Top();
+		EmitSorted(session, rendered);
+		const size_t run = state->merger->TopRun();
+		state->merger->Pop();
+		RefillRun(session, run, buffer, buffer_size);
+		DVE_CORE(state->merger->Reposition());
+		if ((++emitted & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	for (BufFile *file : state->run_files)
+		BufFileClose(file);
+	DVE_CORE(state->run_files.clear());
+	pfree(buffer);
+}
+
 bool
 ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
 {
@@ -120,13 +298,28 @@ ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
 	row.followup = nulls[kColFollowup] ? -1 : (DatumGetBool(values[kColFollowup]) ? 1 : 0);
 	row.deleted = !nulls[kColDeleted] && DatumGetBool(values[kColDeleted]);
 
-	DVE_CORE(state->document.writer->WriteRow(row, state->text));
+	if (state->sorter) {
+		core::SortKey key;
+		MakeSortKey(session, row, &key);
+		DVE_CORE({
+			core::OutputBuffer &arena = state->sorter->Arena();
+			const size_t start = arena.Size();
+			state->document.writer->RenderRow(row, arena);
+			state->sorter->Commit(key, start);
+		});
+	} else {
+		DVE_CORE(state->document.writer->WriteRow(row, state->text));
+		session->rows++;
+	}
 	for (struct varlena *copy : copies)
 		if (copy != nullptr)
 			pfree(copy);
-	session->rows++;
-	if (state->text.Size() >= kFlushBytes)
-		FlushText(session, false);
+	if (state->sorter ? state->sorter->RunFull() : state->text.Size() >= kFlushBytes) {
+		if (state->sorter)
+			SpillRun(session);
+		else
+			FlushText(session, false);
+	}
 	return true;
 }
 
@@ -145,33 +338,6 @@ ReceiverShutdown(DestReceiver *)
 void
 ReceiverDestroy(DestReceiver *)
 {
-}
-
-const char *
-OrderColumns(core::OrderKey key)
-{
-	switch (key) {
-	case core::OrderKey::kPeriod:
-		return "pe.startdate, pe.enddate";
-	case core::OrderKey::kCreated:
-		return "dv.created";
-	case core::OrderKey::kDataElement:
-		return "de.uid";
-	case core::OrderKey::kOrgUnit:
-		return "ou.path";
-	case core::OrderKey::kAttributeOptionCombo:
-		return "aoc.uid";
-	}
-	return "dv.created";
-}
-
-bool
-HasKey(const ExportState *state, core::OrderKey key)
-{
-	for (core::OrderKey k : state->plan.order)
-		if (k == key)
-			return true;
-	return false;
 }
 
 } // namespace
@@ -246,16 +412,14 @@ StreamDataValues(ExportSession *session)
 	                       "SELECT dv.dataelementid, dv.periodid, dv.sourceid, dv.categoryoptioncomboid, "
 	                       "dv.attributeoptioncomboid, dv.value, dv.storedby, dv.created, dv.lastupdated, dv.comment, "
 	                       "dv.followup, dv.deleted FROM datavalue dv");
+	/* Ordered exports sort in C++ (row_sorter.hpp): the query never sorts and never joins. */
 	const bool ordered = !state->plan.unordered;
-	if (ordered && HasKey(state, core::OrderKey::kDataElement))
-		appendStringInfoString(&sql, " JOIN dataelement de ON de.dataelementid = dv.dataelementid");
-	if (ordered && HasKey(state, core::OrderKey::kPeriod))
-		appendStringInfoString(&sql, " JOIN period pe ON pe.periodid = dv.periodid");
-	if (ordered && HasKey(state, core::OrderKey::kOrgUnit))
-		appendStringInfoString(&sql, " JOIN organisationunit ou ON ou.organisationunitid = dv.sourceid");
-	if (ordered && HasKey(state, core::OrderKey::kAttributeOptionCombo))
-		appendStringInfoString(
-		    &sql, " JOIN categoryoptioncombo aoc ON aoc.categoryoptioncomboid = dv.attributeoptioncomboid");
+	if (ordered) {
+		PlanSortKey(session);
+		DVE_CORE(state->sorter = std::make_unique<core::RowSorter>(kSortRunBytes));
+		session->rows_to_skip = state->plan.request.offset ? static_cast<uint64>(*state->plan.request.offset) : 0;
+		session->rows_left = state->plan.request.limit ? *state->plan.request.limit : -1;
+	}
 
 	auto add_int8_array = [&](const std::vector<int64_t> &ids, const char *column) {
 		types[nargs] = INT8ARRAYOID;
@@ -283,21 +447,13 @@ StreamDataValues(ExportSession *session)
 	}
 	if (!state->plan.request.include_deleted)
 		appendStringInfoString(&sql, " AND dv.deleted = false");
-	if (ordered) {
-		appendStringInfoString(&sql, " ORDER BY ");
-		for (size_t i = 0; i < state->plan.order.size(); i++)
-			appendStringInfo(&sql, "%s%s", i ? ", " : "", OrderColumns(state->plan.order[i]));
-		/* DHIS2 leaves ties unordered; break them on the key so every run gives the same bytes. */
-		appendStringInfoString(&sql, ", dv.dataelementid, dv.periodid, dv.sourceid, dv.categoryoptioncomboid, "
-		                             "dv.attributeoptioncomboid");
-	}
-	if (state->plan.request.limit) {
+	if (!ordered && state->plan.request.limit) {
 		types[nargs] = INT8OID;
 		values[nargs] = Int64GetDatum(*state->plan.request.limit);
 		nargs++;
 		appendStringInfo(&sql, " LIMIT $%d", nargs);
 	}
-	if (state->plan.request.offset) {
+	if (!ordered && state->plan.request.offset) {
 		types[nargs] = INT8OID;
 		values[nargs] = Int64GetDatum(*state->plan.request.offset);
 		nargs++;
@@ -330,6 +486,8 @@ StreamDataValues(ExportSession *session)
 	/* With a receiver of kind DestNone, SPI reports a SELECT as SPI_OK_UTILITY. */
 	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
 		elog(ERROR, "data value query failed: %s", SPI_result_code_string(rc));
+	if (ordered)
+		EmitSortedRows(session);
 }
 
 } // namespace datavalue_export::pg

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# scripts/setup.sh - everything the demo, the tests and the benchmarks need, from a fresh
+# Debian 12 machine (as root): Debian packages, build, install, and a running throwaway
+# PostgreSQL 15 cluster (test/cluster.sh). Idempotent; run from anywhere.
+#
+#   bash scripts/setup.sh            then: eval "$(test/cluster.sh env)"
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+	postgresql-15 postgresql-client-15 postgresql-server-dev-15 libkrb5-dev
+	zlib1g-dev libisal-dev g++ make cmake libgtest-dev libbenchmark-dev clang-format
+	python3 python3-psycopg2 python3-pytest openjdk-17-jdk-headless libpostgresql-jdbc-java
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	if [ "$(id -u)" != 0 ]; then
+		echo "setup: missing packages (${missing[*]}); run as root or install them" >&2
+		exit 1
+	fi
+	echo "setup: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+echo "setup: building and installing the extension"
+make -s -j"$(nproc)" ${ERROR_ON_WARNING:+ERROR_ON_WARNING=$ERROR_ON_WARNING} >/dev/null
+make -s install >/dev/null
+
+# The cluster preloads the library (for the COPY command tag), so restart it after an install.
+test/cluster.sh stop
+test/cluster.sh start >/dev/null
+echo "setup: cluster running ($(test/cluster.sh env))"

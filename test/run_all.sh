@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# test/run_all.sh - every test of the project, from a fresh Debian 12 machine (as root).
+#
+# Sets up (scripts/setup.sh: packages, build, install, throwaway cluster), then runs:
+#   1. the C++ unit tests of src/core under AddressSanitizer + UBSan (ctest);
+#   2. the clang-format check of every C++ file;
+#   3. the pg_regress suite (sql/ + expected/) against the cluster;
+#   4. the end-to-end tests (test/integration, pytest): COPY vs SELECT bytes, the demo
+#      database, 2.42 vs 2.43 schemas, gzip, encodings, cancel, JDBC.
+# Prints one closing line "N passed, N failed" (suites) and exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh || exit 1
+eval "$(test/cluster.sh env)"
+
+passed=0
+failed=0
+failures=()
+run_suite() {
+	local name=$1
+	shift
+	echo
+	echo "=== $name"
+	if "$@"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+	fi
+}
+
+unit_tests() {
+	cmake -S . -B build/unit -DDVE_SANITIZE=ON -DDVE_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null &&
+		cmake --build build/unit -j"$(nproc)" >/dev/null &&
+		ctest --test-dir build/unit --output-on-failure -j"$(nproc)" | tail -n 3
+}
+
+format_check() {
+	local files
+	files=$(git ls-files '*.cpp' '*.hpp' '*.h' 2>/dev/null || find src test bench -name '*.[ch]pp')
+	# shellcheck disable=SC2086
+	clang-format --dry-run --Werror $files && echo "clang-format: $(echo "$files" | wc -w) files clean"
+}
+
+regression_tests() {
+	if make -s installcheck; then
+		return 0
+	fi
+	[ -f regression.diffs ] && cat regression.diffs
+	return 1
+}
+
+integration_tests() {
+	python3 -m pytest -q -p no:cacheprovider test/integration
+}
+
+run_suite "unit tests (ASan/UBSan)" unit_tests
+run_suite "clang-format" format_check
+run_suite "pg_regress" regression_tests
+run_suite "integration tests" integration_tests
+
+echo
+if ((failed)); then
+	echo "failed suites: ${failures[*]}"
+fi
+echo "suites: $passed passed, $failed failed"
+((failed == 0))
