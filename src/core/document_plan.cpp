@@ -5,6 +5,8 @@
  */
 #include "core/document_plan.hpp"
 
+#include "core/error.hpp"
+
 namespace datavalue_export::core {
 
 namespace {
@@ -18,6 +20,13 @@ Find(const std::vector<Identifier> &objects, int64_t id)
 	return nullptr;
 }
 
+/* DHIS2 names the scheme UID, CODE, NAME or ATTR in E820x messages. */
+std::string
+SchemeForMessage(const IdScheme &scheme)
+{
+	return scheme.type == IdSchemeType::kAttribute ? "ATTR" : scheme.Label();
+}
+
 /* 2.43 header: each member independently, then the id scheme keys. */
 void
 Header243(const ExportPlan &plan, const ResolvedMetadata &metadata, DocumentOptions &options)
@@ -29,16 +38,29 @@ Header243(const ExportPlan &plan, const ResolvedMetadata &metadata, DocumentOpti
 		options.header.push_back({"period", plan.period_iso[0]});
 		options.omit_period = true;
 	}
-	if (metadata.single_org_unit_id) {
-		const Identifier *ou =
-		    Find(metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)], *metadata.single_org_unit_id);
+	if (metadata.data_sets.size() == 1 && request.data_set.size() == 1 && !metadata.data_sets[0].text)
+		throw Error(sqlstate::kNullValueNotAllowed,
+		            Dhis2Message("E8200", "Export as " + SchemeForMessage(plan.data_set_scheme) +
+		                                      " not possible as the property is undefined for data set(s): `[" +
+		                                      metadata.data_sets[0].uid + "]`"));
+	/* With a non-UID org unit scheme, an org unit common to every value is hoisted too. */
+	const std::optional<int64_t> org_unit =
+	    metadata.single_org_unit_id ? metadata.single_org_unit_id
+	                                : (!plan.org_unit_scheme.IsUid() ? metadata.detected_org_unit_id : std::nullopt);
+	if (org_unit) {
+		const Identifier *ou = Find(metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)], *org_unit);
 		if (ou && ou->text)
 			options.header.push_back({"orgUnit", ou->text});
 		options.omit_org_unit = true;
 	}
-	if (metadata.single_attribute_option_combo_id) {
-		const Identifier *aoc = Find(metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)],
-		                             *metadata.single_attribute_option_combo_id);
+	/* DHIS2 also hoists the AOC of a one-value result under a non-UID AOC scheme (it counts values, not AOCs). */
+	const std::optional<int64_t> aoc_id =
+	    metadata.single_attribute_option_combo_id
+	        ? metadata.single_attribute_option_combo_id
+	        : (!plan.attribute_option_combo_scheme.IsUid() ? metadata.detected_attribute_option_combo_id
+	                                                       : std::nullopt);
+	if (aoc_id) {
+		const Identifier *aoc = Find(metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)], *aoc_id);
 		/* The value-level member goes even when the header one is suppressed (DHIS2 2.43). */
 		if (aoc && aoc->text && !(aoc->is_default && request.exclude_default_aoc))
 			options.header.push_back({"attributeOptionCombo", aoc->text});
@@ -79,14 +101,46 @@ Header242(const ExportPlan &plan, const ResolvedMetadata &metadata, DocumentOpti
 	options.header.push_back({"dataSet", data_set});
 	options.header.push_back({"completeDate", metadata.complete_date});
 	options.header.push_back({"period", plan.period_iso[0]});
-	std::optional<std::string> org_unit;
-	for (const Identifier &ou : metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)])
-		if (metadata.single_org_unit_id && ou.id == *metadata.single_org_unit_id)
-			org_unit = ou.text;
-	options.header.push_back({"orgUnit", org_unit});
+	options.header.push_back(
+	    {"orgUnit", metadata.org_units.empty() ? std::optional<std::string>() : metadata.org_units[0].text});
 }
 
 } // namespace
+
+void
+CheckIdentifiersDefined(const ExportPlan &plan, const ResolvedMetadata &metadata,
+                        const std::vector<int64_t> (&used_undefined)[kIdKindCount])
+{
+	struct Check {
+		IdKind kind;
+		const char *code;
+		const char *label;
+		const IdScheme *scheme;
+	};
+	const Check checks[] = {
+	    {IdKind::kDataElement, "E8201", "data element(s)", &plan.data_element_scheme},
+	    {IdKind::kOrgUnit, "E8202", "org unit(s)", &plan.org_unit_scheme},
+	    {IdKind::kCategoryOptionCombo, "E8203", "category option combo(s)", &plan.category_option_combo_scheme},
+	    {IdKind::kAttributeOptionCombo, "E8203", "category option combo(s)", &plan.attribute_option_combo_scheme},
+	};
+	for (const Check &check : checks) {
+		const std::vector<int64_t> &ids = used_undefined[static_cast<size_t>(check.kind)];
+		if (ids.empty())
+			continue;
+		std::string list;
+		for (const Identifier &object : metadata.objects[static_cast<size_t>(check.kind)])
+			for (int64_t id : ids)
+				if (object.id == id) {
+					list += list.empty() ? "" : ", ";
+					list += object.uid;
+				}
+		const std::string scheme = SchemeForMessage(*check.scheme);
+		throw Error(sqlstate::kNullValueNotAllowed,
+		            Dhis2Message(check.code, "Export as " + scheme + " not possible as the property is undefined for " +
+		                                         check.label + ": `[" + list + "]`"),
+		            "", "Give these objects a value for the property, or export with a different id scheme.");
+	}
+}
 
 PreparedDocument
 PrepareDocument(const ExportPlan &plan, const ResolvedMetadata &metadata)

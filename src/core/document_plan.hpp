@@ -30,6 +30,7 @@ struct Identifier {
 	int64_t id;
 	std::optional<std::string> text;
 	bool is_default = false; /* the default category option combo */
+	std::string uid;         /* for messages about the object */
 };
 
 struct ResolvedMetadata {
@@ -37,13 +38,20 @@ struct ResolvedMetadata {
 	std::vector<Identifier> objects[kIdKindCount];
 	/* The requested data sets, in request order, with their output identifiers. */
 	std::vector<Identifier> data_sets;
+	/* The requested org units, in request order, with their output identifiers. */
+	std::vector<Identifier> org_units;
 	/* Set when exactly one org unit was requested, without children or groups. */
 	std::optional<int64_t> single_org_unit_id;
 	/* Set when exactly one attribute option combo was requested (directly or via attributeCombo). */
 	std::optional<int64_t> single_attribute_option_combo_id;
 	/* 2.42 header: completedatasetregistration.date, already formatted; nullopt = null. */
 	std::optional<std::string> complete_date;
-	/* The single requested period exists in the database (2.42 header period is null otherwise). */
+	/*
+	 * 2.43 with non-UID output schemes, from a profile of the result: the one org unit every
+	 * value has, and the attribute option combo when the result is exactly one value.
+	 */
+	std::optional<int64_t> detected_org_unit_id;
+	std::optional<int64_t> detected_attribute_option_combo_id;
 };
 
 struct PreparedDocument {
@@ -52,5 +60,13 @@ struct PreparedDocument {
 };
 
 PreparedDocument PrepareDocument(const ExportPlan &plan, const ResolvedMetadata &metadata);
+
+/*
+ * DHIS2 2.43 refuses to export an object that has no value under a non-UID output scheme
+ * (E8200-E8203). used_undefined[k] lists the objects of kind k that rows reference and whose
+ * identifier is undefined; throws core::Error naming their UIDs when any is non-empty.
+ */
+void CheckIdentifiersDefined(const ExportPlan &plan, const ResolvedMetadata &metadata,
+                             const std::vector<int64_t> (&used_undefined)[kIdKindCount]);
 
 } // namespace datavalue_export::core

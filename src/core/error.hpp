@@ -28,6 +28,7 @@ inline constexpr const char *kFeatureNotSupported = "0A000";
 inline constexpr const char *kUndefinedParameter = "42P02";
 inline constexpr const char *kSyntaxError = "42601";
 inline constexpr const char *kDataException = "22000";
+inline constexpr const char *kNullValueNotAllowed = "22004";
 inline constexpr const char *kInternalError = "XX000";
 inline constexpr const char *kOutOfMemory = "53200";
 } // namespace sqlstate

@@ -74,6 +74,9 @@ struct ExportState {
 	std::unique_ptr<core::RunMerger> merger;
 	std::vector<BufFile *> run_files; /* spilled runs; temporary files, removed at transaction end */
 	core::OutputBuffer spill_buffer;
+
+	/* Objects rows reference whose identifier is undefined under the output scheme, per IdKind. */
+	std::vector<int64_t> used_undefined[core::kIdKindCount];
 };
 
 /* How the document leaves the function. */
@@ -106,7 +109,19 @@ void InstallCopyTagHook();
 /* lookups.cpp */
 void ResolveMetadata(ExportSession *session);
 
+/* Bound parameters of one datavalue query. */
+inline constexpr int kMaxQueryParams = 12;
+struct QueryParams {
+	Oid types[kMaxQueryParams];
+	Datum values[kMaxQueryParams];
+	int nargs;
+};
+
 /* row_stream.cpp */
+int AddParam(QueryParams *params, Oid type, Datum value);
+ParamListInfo MakeParamList(const QueryParams *params);
+void AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *params);
+bool NothingCanMatch(const ExportState *state);
 void StreamDataValues(ExportSession *session);
 void FlushText(ExportSession *session, bool final);
 

@@ -166,10 +166,11 @@ ResolveDataSetsAndElements(ExportState *state)
 	std::vector<int64_t> *data_set_ids = &state->data_set_ids;
 	ResolveKeys(kDataSet, plan.input_data_set_scheme, fallback, request.data_set, data_set_ids);
 	char *ident = IdentifierSql(plan.data_set_scheme);
-	LoadIdentifiers(psprintf("SELECT t.datasetid, %s FROM dataset t JOIN unnest($1::int8[]) WITH ORDINALITY AS k(id, "
-	                         "n) ON t.datasetid = k.id ORDER BY k.n",
-	                         ident),
-	                *data_set_ids, &state->metadata.data_sets);
+	LoadIdentifiers(
+	    psprintf("SELECT t.datasetid, %s, t.uid FROM dataset t JOIN unnest($1::int8[]) WITH ORDINALITY AS k(id, "
+	             "n) ON t.datasetid = k.id ORDER BY k.n",
+	             ident),
+	    *data_set_ids, &state->metadata.data_sets);
 
 	std::vector<int64_t> *element_ids = &state->data_element_ids;
 	ResolveKeys(kDataElement, plan.input_data_element_scheme, fallback, request.data_element, element_ids);
@@ -206,10 +207,11 @@ ResolveDataSetsAndElements(ExportState *state)
 		element_ids->erase(std::unique(element_ids->begin(), element_ids->end()), element_ids->end());
 	});
 	ident = IdentifierSql(plan.data_element_scheme);
-	LoadIdentifiers(psprintf("SELECT t.dataelementid, %s FROM dataelement t WHERE t.dataelementid = ANY($1) ORDER BY "
-	                         "t.uid, t.dataelementid",
-	                         ident),
-	                *element_ids, &state->metadata.objects[static_cast<size_t>(IdKind::kDataElement)]);
+	LoadIdentifiers(
+	    psprintf("SELECT t.dataelementid, %s, t.uid FROM dataelement t WHERE t.dataelementid = ANY($1) ORDER BY "
+	             "t.uid, t.dataelementid",
+	             ident),
+	    *element_ids, &state->metadata.objects[static_cast<size_t>(IdKind::kDataElement)]);
 }
 
 void
@@ -228,10 +230,15 @@ ResolveOrgUnits(ExportState *state)
 		state->metadata.single_org_unit_id = (*roots)[0];
 
 	char *ident = IdentifierSql(plan.org_unit_scheme);
+	LoadIdentifiers(psprintf("SELECT t.organisationunitid, %s, t.uid FROM organisationunit t JOIN unnest($1::int8[]) "
+	                         "WITH ORDINALITY AS k(id, n) ON t.organisationunitid = k.id ORDER BY k.n",
+	                         ident),
+	                *roots, &state->metadata.org_units);
 	StringInfoData sql;
 	initStringInfo(&sql);
 	appendStringInfo(
-	    &sql, "SELECT t.organisationunitid, %s FROM organisationunit t WHERE (t.organisationunitid = ANY($1)", ident);
+	    &sql, "SELECT t.organisationunitid, %s, t.uid FROM organisationunit t WHERE (t.organisationunitid = ANY($1)",
+	    ident);
 	if (request.children)
 		appendStringInfoString(&sql, " OR EXISTS (SELECT 1 FROM organisationunit r WHERE r.organisationunitid = "
 		                             "ANY($1) AND t.path LIKE r.path || '%')");
@@ -249,7 +256,9 @@ ResolveOrgUnits(ExportState *state)
 		HeapTuple tuple = SPI_tuptable->vals[i];
 		int64 id = GetInt64(tuple, 1);
 		const char *text = GetText(tuple, 2);
-		DVE_CORE(objects->push_back(core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt});
+		const char *uid = GetText(tuple, 3);
+		DVE_CORE(objects->push_back(
+		    core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt, false, uid});
 		         state->org_unit_ids.push_back(id));
 	}
 }
@@ -345,10 +354,11 @@ ResolveOptionCombos(ExportState *state)
 
 	char *coc = IdentifierSql(plan.category_option_combo_scheme);
 	char *aoc = IdentifierSql(plan.attribute_option_combo_scheme);
-	RunMetadataQuery(psprintf("SELECT t.categoryoptioncomboid, %s, %s, t.uid = 'HllvX50cXC0' FROM categoryoptioncombo "
-	                          "t ORDER BY t.uid, t.categoryoptioncomboid",
-	                          coc, aoc),
-	                 0, nullptr, nullptr);
+	RunMetadataQuery(
+	    psprintf("SELECT t.categoryoptioncomboid, %s, %s, t.uid = 'HllvX50cXC0', t.uid FROM categoryoptioncombo "
+	             "t ORDER BY t.uid, t.categoryoptioncomboid",
+	             coc, aoc),
+	    0, nullptr, nullptr);
 	std::vector<core::Identifier> *cocs = &state->metadata.objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
 	std::vector<core::Identifier> *aocs = &state->metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
 	for (uint64 i = 0; i < SPI_processed; i++) {
@@ -358,9 +368,12 @@ ResolveOptionCombos(ExportState *state)
 		const char *aoc_text = GetText(tuple, 3);
 		const char *is_default = GetText(tuple, 4);
 		const bool def = is_default && is_default[0] == 't';
+		const char *uid = GetText(tuple, 5);
 		DVE_CORE({
-			cocs->push_back(core::Identifier{id, coc_text ? std::optional<std::string>(coc_text) : std::nullopt, def});
-			aocs->push_back(core::Identifier{id, aoc_text ? std::optional<std::string>(aoc_text) : std::nullopt, def});
+			cocs->push_back(
+			    core::Identifier{id, coc_text ? std::optional<std::string>(coc_text) : std::nullopt, def, uid});
+			aocs->push_back(
+			    core::Identifier{id, aoc_text ? std::optional<std::string>(aoc_text) : std::nullopt, def, uid});
 		});
 	}
 
@@ -417,7 +430,7 @@ ResolveCompleteDate(ExportState *state)
 {
 	const core::ExportRequest &request = state->plan.request;
 	if (state->plan.style != core::Style::k242 || request.data_set.size() != 1 || request.period.size() != 1 ||
-	    request.org_unit.size() != 1 || state->metadata.data_sets.empty() || !state->metadata.single_org_unit_id ||
+	    request.org_unit.size() != 1 || state->metadata.data_sets.empty() || state->metadata.org_units.empty() ||
 	    state->period_ids.size() != 1)
 		return;
 	RunMetadataQuery("SELECT to_regclass('completedatasetregistration') IS NOT NULL", 0, nullptr, nullptr);
@@ -426,7 +439,7 @@ ResolveCompleteDate(ExportState *state)
 		return;
 	Oid types[3] = {INT8OID, INT8OID, INT8OID};
 	Datum values[3] = {Int64GetDatum(state->metadata.data_sets[0].id), Int64GetDatum(state->period_ids[0]),
-	                   Int64GetDatum(*state->metadata.single_org_unit_id)};
+	                   Int64GetDatum(state->metadata.org_units[0].id)};
 	RunMetadataQuery("SELECT (EXTRACT(EPOCH FROM r.date::timestamp - TIMESTAMP '2000-01-01') * 1000000)::int8 "
 	                 "FROM completedatasetregistration r JOIN categoryoptioncombo aoc ON aoc.categoryoptioncomboid = "
 	                 "r.attributeoptioncomboid WHERE r.datasetid = $1 AND r.periodid = $2 AND r.sourceid = $3 AND "
@@ -442,6 +455,93 @@ ResolveCompleteDate(ExportState *state)
 	});
 }
 
+/*
+ * DHIS2 2.43 with a non-UID output scheme looks at the whole result before writing: it refuses
+ * objects without a value for the property (E8201-E8203), and hoists an org unit shared by all
+ * values (and the AOC of a one-value result) into the header. One aggregate pass over the
+ * filtered rows answers both; UID exports never run it. May ereport.
+ */
+void
+ProfileDataValues(ExportSession *session)
+{
+	ExportState *state = session->state;
+	const core::ExportPlan &plan = state->plan;
+	if (plan.style != core::Style::k243 || NothingCanMatch(state))
+		return;
+	const core::IdScheme *schemes[core::kIdKindCount] = {&plan.data_element_scheme, nullptr, &plan.org_unit_scheme,
+	                                                     &plan.category_option_combo_scheme,
+	                                                     &plan.attribute_option_combo_scheme};
+	bool any_non_uid = false;
+	for (const core::IdScheme *scheme : schemes)
+		any_non_uid |= scheme != nullptr && !scheme->IsUid();
+	if (!any_non_uid)
+		return;
+
+	static const char *const kColumns[core::kIdKindCount] = {"dv.dataelementid", "dv.periodid", "dv.sourceid",
+	                                                         "dv.categoryoptioncomboid", "dv.attributeoptioncomboid"};
+	QueryParams params;
+	params.nargs = 0;
+	StringInfoData sql;
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, "SELECT count(*), min(dv.sourceid), max(dv.sourceid), min(dv.attributeoptioncomboid)");
+	int kinds_checked[core::kIdKindCount];
+	int checked = 0;
+	for (size_t k = 0; k < core::kIdKindCount; k++) {
+		if (schemes[k] == nullptr || schemes[k]->IsUid())
+			continue;
+		std::vector<int64_t> *undefined = &state->scratch_ids;
+		DVE_CORE({
+			undefined->clear();
+			for (const core::Identifier &object : state->metadata.objects[k])
+				if (!object.text)
+					undefined->push_back(object.id);
+		});
+		if (undefined->empty())
+			continue;
+		const int n = AddParam(&params, INT8ARRAYOID, Int8Array(*undefined));
+		appendStringInfo(&sql, ", array_agg(DISTINCT %s) FILTER (WHERE %s = ANY($%d))", kColumns[k], kColumns[k], n);
+		kinds_checked[checked++] = static_cast<int>(k);
+	}
+	appendStringInfoString(&sql, " FROM datavalue dv");
+	AppendDataValueFilters(session, &sql, &params);
+
+	SPIExecuteOptions options;
+	memset(&options, 0, sizeof options);
+	options.params = MakeParamList(&params);
+	options.read_only = true;
+	const int rc = SPI_execute_extended(sql.data, &options);
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "data value profile query failed: %s", SPI_result_code_string(rc));
+	HeapTuple tuple = SPI_tuptable->vals[0];
+	const int64 count = GetInt64(tuple, 1);
+	const int64 min_ou = GetInt64(tuple, 2);
+	const int64 max_ou = GetInt64(tuple, 3);
+	const int64 min_aoc = GetInt64(tuple, 4);
+
+	/* DHIS2 decides on the returned values; with limit/offset this profiles the unpaged set. */
+	if (count > 0 && min_ou == max_ou)
+		state->metadata.detected_org_unit_id = min_ou;
+	if (count == 1)
+		state->metadata.detected_attribute_option_combo_id = min_aoc;
+
+	std::vector<int64_t>(*used_undefined)[core::kIdKindCount] = &state->used_undefined;
+	for (int i = 0; i < checked; i++) {
+		bool isnull;
+		Datum d = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 5 + i, &isnull);
+		if (isnull)
+			continue;
+		Datum *items;
+		bool *nulls;
+		int n;
+		deconstruct_array(DatumGetArrayTypeP(d), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &items, &nulls, &n);
+		for (int j = 0; j < n; j++) {
+			const int64 id = DatumGetInt64(items[j]);
+			DVE_CORE((*used_undefined)[kinds_checked[i]].push_back(id));
+		}
+	}
+	DVE_CORE(core::CheckIdentifiersDefined(plan, state->metadata, *used_undefined));
+}
+
 } // namespace
 
 /* Resolve every lookup of the export and prepare the writer. Call inside SPI. May ereport. */
@@ -454,6 +554,7 @@ ResolveMetadata(ExportSession *session)
 	ResolvePeriods(state);
 	ResolveOptionCombos(state);
 	ResolveCompleteDate(state);
+	ProfileDataValues(session);
 	DVE_CORE(state->document = core::PrepareDocument(state->plan, state->metadata));
 }
 

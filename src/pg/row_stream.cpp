@@ -342,6 +342,69 @@ ReceiverDestroy(DestReceiver *)
 
 } // namespace
 
+/* Add a bound parameter; returns its number ($n). */
+int
+AddParam(QueryParams *params, Oid type, Datum value)
+{
+	if (params->nargs >= kMaxQueryParams)
+		elog(ERROR, "too many query parameters");
+	params->types[params->nargs] = type;
+	params->values[params->nargs] = value;
+	return ++params->nargs;
+}
+
+/* Bound values become constants in the one-shot plan: hashed ANY lists, index use when selective. */
+ParamListInfo
+MakeParamList(const QueryParams *params)
+{
+	ParamListInfo list = makeParamList(params->nargs);
+	for (int i = 0; i < params->nargs; i++) {
+		list->params[i].value = params->values[i];
+		list->params[i].isnull = false;
+		list->params[i].pflags = PARAM_FLAG_CONST;
+		list->params[i].ptype = params->types[i];
+	}
+	return list;
+}
+
+/* The WHERE clause every datavalue query of an export shares (alias dv). May ereport. */
+void
+AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *params)
+{
+	ExportState *state = session->state;
+	bool first = true;
+	auto add_ids = [&](const std::vector<int64_t> &ids, const char *column) {
+		Datum *items = static_cast<Datum *>(palloc(sizeof(Datum) * (ids.size() + 1)));
+		for (size_t i = 0; i < ids.size(); i++)
+			items[i] = Int64GetDatum(ids[i]);
+		const Datum array = PointerGetDatum(
+		    construct_array(items, static_cast<int>(ids.size()), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		const int n = AddParam(params, INT8ARRAYOID, array);
+		appendStringInfo(sql, "%s %s = ANY($%d)", first ? " WHERE" : " AND", column, n);
+		first = false;
+	};
+	add_ids(state->data_element_ids, "dv.dataelementid");
+	add_ids(state->org_unit_ids, "dv.sourceid");
+	if (state->filter_periods)
+		add_ids(state->period_ids, "dv.periodid");
+	if (!state->category_option_combo_ids.empty())
+		add_ids(state->category_option_combo_ids, "dv.categoryoptioncomboid");
+	if (state->filter_attribute_option_combos)
+		add_ids(state->attribute_option_combo_ids, "dv.attributeoptioncomboid");
+	if (session->has_last_updated_cutoff)
+		appendStringInfo(sql, " AND dv.lastupdated >= $%d",
+		                 AddParam(params, TIMESTAMPOID, TimestampGetDatum(session->last_updated_cutoff)));
+	if (!state->plan.request.include_deleted)
+		appendStringInfoString(sql, " AND dv.deleted = false");
+}
+
+bool
+NothingCanMatch(const ExportState *state)
+{
+	return state->data_element_ids.empty() || state->org_unit_ids.empty() ||
+	       (state->filter_periods && state->period_ids.empty());
+}
+
 /*
  * Send (or store) the rendered text. final also ends the gzip member. May ereport.
  */
@@ -399,19 +462,19 @@ void
 StreamDataValues(ExportSession *session)
 {
 	ExportState *state = session->state;
-	if (state->data_element_ids.empty() || state->org_unit_ids.empty() ||
-	    (state->filter_periods && state->period_ids.empty()))
-		return; /* nothing can match */
+	if (NothingCanMatch(state))
+		return;
 
-	Oid types[8];
-	Datum values[8];
-	int nargs = 0;
+	QueryParams params;
+	params.nargs = 0;
 	StringInfoData sql;
 	initStringInfo(&sql);
 	appendStringInfoString(&sql,
 	                       "SELECT dv.dataelementid, dv.periodid, dv.sourceid, dv.categoryoptioncomboid, "
 	                       "dv.attributeoptioncomboid, dv.value, dv.storedby, dv.created, dv.lastupdated, dv.comment, "
 	                       "dv.followup, dv.deleted FROM datavalue dv");
+	AppendDataValueFilters(session, &sql, &params);
+
 	/* Ordered exports sort in C++ (row_sorter.hpp): the query never sorts and never joins. */
 	const bool ordered = !state->plan.unordered;
 	if (ordered) {
@@ -419,45 +482,12 @@ StreamDataValues(ExportSession *session)
 		DVE_CORE(state->sorter = std::make_unique<core::RowSorter>(kSortRunBytes));
 		session->rows_to_skip = state->plan.request.offset ? static_cast<uint64>(*state->plan.request.offset) : 0;
 		session->rows_left = state->plan.request.limit ? *state->plan.request.limit : -1;
-	}
-
-	auto add_int8_array = [&](const std::vector<int64_t> &ids, const char *column) {
-		types[nargs] = INT8ARRAYOID;
-		Datum *items = static_cast<Datum *>(palloc(sizeof(Datum) * (ids.size() + 1)));
-		for (size_t i = 0; i < ids.size(); i++)
-			items[i] = Int64GetDatum(ids[i]);
-		values[nargs] = PointerGetDatum(
-		    construct_array(items, static_cast<int>(ids.size()), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-		nargs++;
-		appendStringInfo(&sql, "%s %s = ANY($%d)", nargs == 1 ? " WHERE" : " AND", column, nargs);
-	};
-	add_int8_array(state->data_element_ids, "dv.dataelementid");
-	add_int8_array(state->org_unit_ids, "dv.sourceid");
-	if (state->filter_periods)
-		add_int8_array(state->period_ids, "dv.periodid");
-	if (!state->category_option_combo_ids.empty())
-		add_int8_array(state->category_option_combo_ids, "dv.categoryoptioncomboid");
-	if (state->filter_attribute_option_combos)
-		add_int8_array(state->attribute_option_combo_ids, "dv.attributeoptioncomboid");
-	if (session->has_last_updated_cutoff) {
-		types[nargs] = TIMESTAMPOID;
-		values[nargs] = TimestampGetDatum(session->last_updated_cutoff);
-		nargs++;
-		appendStringInfo(&sql, " AND dv.lastupdated >= $%d", nargs);
-	}
-	if (!state->plan.request.include_deleted)
-		appendStringInfoString(&sql, " AND dv.deleted = false");
-	if (!ordered && state->plan.request.limit) {
-		types[nargs] = INT8OID;
-		values[nargs] = Int64GetDatum(*state->plan.request.limit);
-		nargs++;
-		appendStringInfo(&sql, " LIMIT $%d", nargs);
-	}
-	if (!ordered && state->plan.request.offset) {
-		types[nargs] = INT8OID;
-		values[nargs] = Int64GetDatum(*state->plan.request.offset);
-		nargs++;
-		appendStringInfo(&sql, " OFFSET $%d", nargs);
+	} else {
+		if (state->plan.request.limit)
+			appendStringInfo(&sql, " LIMIT $%d", AddParam(&params, INT8OID, Int64GetDatum(*state->plan.request.limit)));
+		if (state->plan.request.offset)
+			appendStringInfo(&sql, " OFFSET $%d",
+			                 AddParam(&params, INT8OID, Int64GetDatum(*state->plan.request.offset)));
 	}
 
 	RowReceiver *receiver = static_cast<RowReceiver *>(palloc0(sizeof(RowReceiver)));
@@ -468,17 +498,9 @@ StreamDataValues(ExportSession *session)
 	receiver->pub.mydest = DestNone;
 	receiver->session = session;
 
-	/* Bound values become constants in the one-shot plan: hashed ANY lists, index use when selective. */
-	ParamListInfo params = makeParamList(nargs);
-	for (int i = 0; i < nargs; i++) {
-		params->params[i].value = values[i];
-		params->params[i].isnull = false;
-		params->params[i].pflags = PARAM_FLAG_CONST;
-		params->params[i].ptype = types[i];
-	}
 	SPIExecuteOptions options;
 	memset(&options, 0, sizeof options);
-	options.params = params;
+	options.params = MakeParamList(&params);
 	options.read_only = true;
 	options.tcount = 0;
 	options.dest = &receiver->pub;
