@@ -74,91 +74,107 @@ $$;
 
 /* Start date of the period of type ptype that contains d (DHIS2's createPeriod(date) normalisation). */
 CREATE FUNCTION pg_temp.dve_period_start(ptype text, d date) RETURNS date
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-	SELECT CASE
-		WHEN ptype = 'Daily' THEN d
-		WHEN pg_temp.dve_week_start_dow(ptype) IS NOT NULL THEN
-			d - ((extract(isodow FROM d)::integer - pg_temp.dve_week_start_dow(ptype) + 7) % 7)
-		WHEN ptype = 'BiWeekly' THEN
-			/* Monday of d's ISO week, one more week back when that week number is even */
-			d - (extract(isodow FROM d)::integer - 1)
-			  - CASE WHEN extract(week FROM d)::integer % 2 = 0 THEN 7 ELSE 0 END
-		WHEN pg_temp.dve_month_shape(ptype) IS NOT NULL THEN
-			(date_trunc('month', d)
-			 - make_interval(months => ((extract(month FROM d)::integer - (pg_temp.dve_month_shape(ptype))[1] + 12) % 12)
-									   % (pg_temp.dve_month_shape(ptype))[2]))::date
-	END
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+	dow integer := pg_temp.dve_week_start_dow(ptype);
+	shape integer[] := pg_temp.dve_month_shape(ptype);
+BEGIN
+	IF ptype = 'Daily' THEN
+		RETURN d;
+	ELSIF dow IS NOT NULL THEN
+		/* back to the most recent day that is the type's first weekday */
+		RETURN d - ((extract(isodow FROM d)::integer - dow + 7) % 7);
+	ELSIF ptype = 'BiWeekly' THEN
+		/* Monday of d's ISO week, one more week back when that week number is even */
+		RETURN d - (extract(isodow FROM d)::integer - 1)
+			   - CASE WHEN extract(week FROM d)::integer % 2 = 0 THEN 7 ELSE 0 END;
+	ELSIF shape IS NOT NULL THEN
+		/* back to the 1st of the latest month m <= month(d) with (m - anchor) mod length = 0 */
+		RETURN (date_trunc('month', d)
+				- make_interval(months => ((extract(month FROM d)::integer - shape[1] + 12) % 12) % shape[2]))::date;
+	END IF;
+	RETURN NULL;
+END
 $$;
 
 /* Last day of the period of type ptype that contains d. */
 CREATE FUNCTION pg_temp.dve_period_end(ptype text, d date) RETURNS date
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-	SELECT CASE
-		WHEN ptype = 'Daily' THEN d
-		WHEN pg_temp.dve_week_start_dow(ptype) IS NOT NULL THEN pg_temp.dve_period_start(ptype, d) + 6
-		WHEN ptype = 'BiWeekly' THEN pg_temp.dve_period_start(ptype, d) + 13
-		WHEN pg_temp.dve_month_shape(ptype) IS NOT NULL THEN
-			(pg_temp.dve_period_start(ptype, d)
-			 + make_interval(months => (pg_temp.dve_month_shape(ptype))[2]) - interval '1 day')::date
-	END
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+	s date := pg_temp.dve_period_start(ptype, d);
+	shape integer[] := pg_temp.dve_month_shape(ptype);
+BEGIN
+	IF ptype = 'Daily' THEN
+		RETURN s;
+	ELSIF pg_temp.dve_week_start_dow(ptype) IS NOT NULL THEN
+		RETURN s + 6;
+	ELSIF ptype = 'BiWeekly' THEN
+		RETURN s + 13;
+	ELSIF shape IS NOT NULL THEN
+		RETURN (s + make_interval(months => shape[2]) - interval '1 day')::date;
+	END IF;
+	RETURN NULL;
+END
 $$;
 
 /*
- * First day of week 1 of week-based year y for weeks starting on ISO weekday s: the s-day week
- * that contains 4 January (minimal days in first week = 4).
+ * First day of week 1 of week-based year y for weeks starting on ISO weekday dow: the week that
+ * contains 4 January (minimal days in first week = 4).
  */
-CREATE FUNCTION pg_temp.dve_week1_start(y integer, s integer) RETURNS date
+CREATE FUNCTION pg_temp.dve_week1_start(y integer, dow integer) RETURNS date
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-	SELECT make_date(y, 1, 4) - ((extract(isodow FROM make_date(y, 1, 4))::integer - s + 7) % 7)
-$$;
-
-/* ISO string of a weekly-type period that starts on ws (ws already normalised). */
-CREATE FUNCTION pg_temp.dve_week_iso(ptype text, ws date) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-	SELECT wy::text || pg_temp.dve_week_prefix(ptype)
-		   || ((ws - pg_temp.dve_week1_start(wy, s)) / 7 + 1)::text
-	FROM (SELECT s,
-				 CASE
-					 WHEN ws >= pg_temp.dve_week1_start(y + 1, s) THEN y + 1
-					 WHEN ws < pg_temp.dve_week1_start(y, s) THEN y - 1
-					 ELSE y
-				 END AS wy
-		  FROM (SELECT extract(year FROM ws)::integer AS y,
-					   pg_temp.dve_week_start_dow(ptype) AS s) a) b
+	SELECT make_date(y, 1, 4) - ((extract(isodow FROM make_date(y, 1, 4))::integer - dow + 7) % 7)
 $$;
 
 /* ISO string of the period of type ptype that contains d; NULL for unknown types. */
 CREATE FUNCTION pg_temp.dve_period_iso(ptype text, d date) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-	SELECT CASE
-		WHEN ptype = 'Daily' THEN to_char(s, 'YYYYMMDD')
-		WHEN pg_temp.dve_week_start_dow(ptype) IS NOT NULL THEN pg_temp.dve_week_iso(ptype, s)
-		WHEN ptype = 'BiWeekly' THEN
-			extract(isoyear FROM s)::integer::text || 'BiW' || ((extract(week FROM s)::integer + 1) / 2)::text
-		WHEN ptype = 'Monthly' THEN to_char(s, 'YYYYMM')
-		WHEN ptype = 'BiMonthly' THEN to_char(s, 'YYYY') || to_char((m + 1) / 2, 'FM00') || 'B'
-		WHEN ptype = 'Quarterly' THEN y::text || 'Q' || ((m - 1) / 3 + 1)::text
-		/* k = months since the anchor month; Q1 (Nov-Jan) and S1 (Nov-Apr) carry the year they end in */
-		WHEN ptype = 'QuarterlyNov' THEN
-			(y + CASE WHEN k / 3 = 0 THEN 1 ELSE 0 END)::text || 'NovQ' || (k / 3 + 1)::text
-		WHEN ptype = 'SixMonthly' THEN y::text || 'S' || ((m - 1) / 6 + 1)::text
-		WHEN ptype = 'SixMonthlyApril' THEN y::text || 'AprilS' || (k / 6 + 1)::text
-		WHEN ptype = 'SixMonthlyNov' THEN
-			(y + CASE WHEN k / 6 = 0 THEN 1 ELSE 0 END)::text || 'NovS' || (k / 6 + 1)::text
-		WHEN ptype = 'Yearly' THEN y::text
-		WHEN ptype = 'FinancialFeb' THEN y::text || 'Feb'
-		WHEN ptype = 'FinancialApril' THEN y::text || 'April'
-		WHEN ptype = 'FinancialJuly' THEN y::text || 'July'
-		WHEN ptype = 'FinancialAug' THEN y::text || 'Aug'
-		WHEN ptype = 'FinancialSep' THEN y::text || 'Sep'
-		WHEN ptype = 'FinancialOct' THEN y::text || 'Oct'
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+	s date := pg_temp.dve_period_start(ptype, d);
+	dow integer := pg_temp.dve_week_start_dow(ptype);
+	y integer := extract(year FROM s)::integer;
+	m integer := extract(month FROM s)::integer;
+	k integer;		/* months since the type's anchor month */
+	wy integer;		/* week-based year */
+BEGIN
+	IF s IS NULL THEN
+		RETURN NULL;
+	END IF;
+	k := (m - coalesce((pg_temp.dve_month_shape(ptype))[1], 1) + 12) % 12;
+
+	IF ptype = 'Daily' THEN
+		RETURN to_char(s, 'YYYYMMDD');
+	ELSIF dow IS NOT NULL THEN
+		/* the week-based year is the one whose week 1 starts on or before s, and the next one's does not */
+		wy := CASE
+			WHEN s >= pg_temp.dve_week1_start(y + 1, dow) THEN y + 1
+			WHEN s < pg_temp.dve_week1_start(y, dow) THEN y - 1
+			ELSE y
+		END;
+		RETURN wy::text || pg_temp.dve_week_prefix(ptype)
+			   || ((s - pg_temp.dve_week1_start(wy, dow)) / 7 + 1)::text;
+	ELSIF ptype = 'BiWeekly' THEN
+		RETURN extract(isoyear FROM s)::integer::text || 'BiW' || ((extract(week FROM s)::integer + 1) / 2)::text;
+	END IF;
+
+	RETURN CASE ptype
+		WHEN 'Monthly' THEN to_char(s, 'YYYYMM')
+		WHEN 'BiMonthly' THEN y::text || to_char((m + 1) / 2, 'FM00') || 'B'
+		WHEN 'Quarterly' THEN y::text || 'Q' || ((m - 1) / 3 + 1)::text
+		/* Q1 (Nov-Jan) and S1 (Nov-Apr) carry the year they end in */
+		WHEN 'QuarterlyNov' THEN (y + CASE WHEN k / 3 = 0 THEN 1 ELSE 0 END)::text || 'NovQ' || (k / 3 + 1)::text
+		WHEN 'SixMonthly' THEN y::text || 'S' || ((m - 1) / 6 + 1)::text
+		WHEN 'SixMonthlyApril' THEN y::text || 'AprilS' || (k / 6 + 1)::text
+		WHEN 'SixMonthlyNov' THEN (y + CASE WHEN k / 6 = 0 THEN 1 ELSE 0 END)::text || 'NovS' || (k / 6 + 1)::text
+		WHEN 'Yearly' THEN y::text
+		WHEN 'FinancialFeb' THEN y::text || 'Feb'
+		WHEN 'FinancialApril' THEN y::text || 'April'
+		WHEN 'FinancialJuly' THEN y::text || 'July'
+		WHEN 'FinancialAug' THEN y::text || 'Aug'
+		WHEN 'FinancialSep' THEN y::text || 'Sep'
+		WHEN 'FinancialOct' THEN y::text || 'Oct'
 		/* the only financial year labelled with the year it ends in */
-		WHEN ptype = 'FinancialNov' THEN (y + 1)::text || 'Nov'
-	END
-	FROM (SELECT s,
-				 extract(year FROM s)::integer AS y,
-				 extract(month FROM s)::integer AS m,
-				 (extract(month FROM s)::integer - coalesce((pg_temp.dve_month_shape(ptype))[1], 1) + 12) % 12 AS k
-		  FROM (SELECT pg_temp.dve_period_start(ptype, d) AS s) a) b
-	WHERE s IS NOT NULL
+		WHEN 'FinancialNov' THEN (y + 1)::text || 'Nov'
+	END;
+END
 $$;

@@ -131,11 +131,14 @@ ResolveKeys(const ObjectTable &object, const IdScheme &scheme, bool code_fallbac
 	for (uint64 i = 0; i < SPI_processed; i++) {
 		HeapTuple tuple = SPI_tuptable->vals[i];
 		int64 id = GetInt64(tuple, 1);
-		if (id < 0)
-			ereport(ERROR,
-			        (errcode(ERRCODE_UNDEFINED_OBJECT),
-			         errmsg("%s \"%s\" does not exist", object.label, GetText(tuple, 2)),
-			         errhint("Identifiers are read as %s; set the input id scheme to match.", scheme.Label().c_str())));
+		if (id < 0) {
+			/* The label is copied out of C++ first: ereport must not jump over a live std::string. */
+			char label[32];
+			DVE_CORE(strlcpy(label, scheme.Label().c_str(), sizeof label));
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+			                errmsg("%s \"%s\" does not exist", object.label, GetText(tuple, 2)),
+			                errhint("Identifiers are read as %s; set the input id scheme to match.", label)));
+		}
 		DVE_CORE(ids->push_back(id));
 	}
 }
@@ -151,8 +154,9 @@ LoadIdentifiers(const char *sql, const std::vector<int64_t> &ids, std::vector<co
 		HeapTuple tuple = SPI_tuptable->vals[i];
 		int64 id = GetInt64(tuple, 1);
 		const char *text = GetText(tuple, 2);
-		DVE_CORE(
-		    objects->push_back(core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt, false}));
+		const char *uid = GetText(tuple, 3);
+		DVE_CORE(objects->push_back(
+		    core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt, false, uid ? uid : ""}));
 	}
 }
 
@@ -396,7 +400,7 @@ ResolveOptionCombos(ExportState *state)
 		    "SELECT coc.categoryoptioncomboid FROM categoryoptioncombo coc "
 		    "JOIN categorycombos_optioncombos cc ON cc.categoryoptioncomboid = coc.categoryoptioncomboid "
 		    "JOIN categorycombo cb ON cb.categorycomboid = cc.categorycomboid "
-		    "WHERE %s AND (SELECT coalesce(array_agg(co.%s ORDER BY co.%s), '{}') FROM "
+		    "WHERE %s AND (SELECT coalesce(array_agg(co.%s::text ORDER BY co.%s::text), '{}') FROM "
 		    "categoryoptioncombos_categoryoptions x JOIN categoryoption co ON co.categoryoptionid = x.categoryoptionid "
 		    "WHERE x.categoryoptioncomboid = coc.categoryoptioncomboid) = "
 		    "(SELECT coalesce(array_agg(o ORDER BY o), '{}') FROM unnest($2::text[]) o)",

@@ -1,0 +1,39 @@
+-- Inside COPY (...) TO STDOUT the export writes the document itself: the exact bytes, with no
+-- COPY escaping and no rows of its own. Other COPY forms are refused.
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set setup :abs_srcdir '/test/data/setup.sql'
+\i :setup
+
+-- JSON: backslashes, tabs and newlines inside the document arrive as written (COPY's text
+-- format would have doubled the backslashes and escaped the newline).
+COPY (SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
+                                    attribute_option_combo => '{DonorBaoc01}')) TO STDOUT;
+\echo
+-- CSV, through the FROM-clause form and under COPY's own CSV format option (ignored: the bytes are ours).
+COPY (SELECT * FROM export_datavalues_csv(data_set => '{pBOMPrpg1QX}', period => '{202402}',
+                                          org_unit => '{YuQRtpLP10I}', include_deleted => true)) TO STDOUT (FORMAT csv);
+-- Same bytes as the plain SELECT, which returns them as text.
+COPY (SELECT export_datavalues_json(data_set => '{MalariaWk01}', period => '{2024W1}', org_unit => '{O6uvpzGd5pu}'))
+  TO STDOUT;
+\echo
+SELECT export_datavalues_json(data_set => '{MalariaWk01}', period => '{2024W1}', org_unit => '{O6uvpzGd5pu}');
+
+-- Forms that cannot carry the document.
+COPY (SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}'))
+  TO STDOUT (FORMAT binary);
+-- (COPY itself sends its header line before the function runs, so that line shows up first.)
+COPY (SELECT export_datavalues_csv(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}'))
+  TO STDOUT (FORMAT csv, HEADER);
+COPY (SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}'))
+  TO '/dev/null';
+-- gzip needs COPY; a plain SELECT is refused before anything is read.
+SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
+                              compression => 'gzip');
+
+-- Another client encoding: text is converted like native COPY, and a character the
+-- encoding lacks is the same error native COPY gives.
+SET client_encoding = 'LATIN1';
+COPY (SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
+                                    attribute_option_combo => '{DonorBaoc01}')) TO STDOUT;
+COPY (SELECT E'\u4e2d') TO STDOUT;
+RESET client_encoding;

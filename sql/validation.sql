@@ -1,0 +1,60 @@
+-- Validation in DHIS2 2.43's order (binding, decoding, then E2001..E2009), one test per error.
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set setup :abs_srcdir '/test/data/setup.sql'
+\i :setup
+-- try(call): the SQLSTATE and message that SELECT <call> raises, or 'ok'.
+CREATE FUNCTION try(query text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE 'SELECT ' || query;
+	RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+-- E2001: no data selection.
+SELECT try($$export_datavalues_json(period => '{202401}', org_unit => '{DiszpKrYNg8}')$$);
+-- E2002: no time selection (a start date alone does not count).
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', start_date => '2024-01-01', org_unit => '{DiszpKrYNg8}')$$);
+-- E2006: no org unit selection.
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}')$$);
+-- E2001 is reported before E2006 (first failure wins).
+SELECT try($$export_datavalues_json(period => '{202401}')$$);
+-- E2003: periods together with start/end.
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', start_date => '2024-01-01',
+                              end_date => '2024-12-31', org_unit => '{DiszpKrYNg8}')$$);
+-- E2004: start after end (equal dates are fine).
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', start_date => '2024-02-01', end_date => '2024-01-31',
+                              org_unit => '{DiszpKrYNg8}')$$);
+SELECT jsonb_array_length(export_datavalues_json(data_set => '{pBOMPrpg1QX}', start_date => '2024-01-01',
+                              end_date => '2024-01-01', org_unit => '{DiszpKrYNg8}')::jsonb -> 'dataValues');
+-- E2005: invalid duration, with the value.
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', last_updated_duration => '-5d', org_unit => '{DiszpKrYNg8}')$$);
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', last_updated_duration => 'abc', org_unit => '{DiszpKrYNg8}')$$);
+-- E2007: children with org unit groups.
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit_group => '{CXw2yu5fodb}',
+                              children => true)$$);
+-- E2009: negative limit.
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
+                              "limit" => -1)$$);
+-- Decoding comes before the filter checks: a malformed UID wins over the missing org unit.
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX,notauid}', period => '{202401}')$$);
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{1mspTQPwCqd}')$$);
+-- Invalid ISO period; yyyy-MM is accepted and normalised (202401).
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{2024W53}', org_unit => '{DiszpKrYNg8}')$$);
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{2024-13}', org_unit => '{DiszpKrYNg8}')$$);
+SELECT d::jsonb ->> 'period' FROM export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{2024-01}',
+                                                         org_unit => '{DiszpKrYNg8}') AS d;
+-- Options with a fixed vocabulary.
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
+                              compression => 'brotli')$$);
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
+                              compression => 'zip')$$);
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
+                              compression_level => 6)$$);
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
+                              compression => 'gzip', compression_level => 10)$$);
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
+                              "order" => 'DE,SIZE')$$);
+-- NULL elements in identifier lists.
+SELECT try($$export_datavalues_json(data_set => ARRAY['pBOMPrpg1QX', NULL], period => '{202401}',
+                              org_unit => '{DiszpKrYNg8}')$$);
