@@ -52,7 +52,7 @@ regression_tests() {
 }
 
 integration_tests() {
-	python3 -m pytest -q -p no:cacheprovider test/integration
+	/usr/bin/python3 -m pytest -q -p no:cacheprovider test/integration
 }
 
 run_suite "unit tests (ASan/UBSan)" unit_tests

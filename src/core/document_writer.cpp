@@ -42,12 +42,12 @@ PutJsonTextMember(char *w, std::string_view key, const TextField &f) noexcept
 }
 
 inline char *
-PutJsonTimestamps(char *w, const DataValueRow &row) noexcept
+PutJsonTimestamps(char *w, const DataValueRow &row, TimestampFormatter &timestamps) noexcept
 {
 	w = Put(w, ",\"created\":\"");
-	w = WriteDhis2Timestamp(w, row.created);
+	w = timestamps.Write(w, row.created);
 	w = Put(w, "\",\"lastUpdated\":\"");
-	w = WriteDhis2Timestamp(w, row.last_updated);
+	w = timestamps.Write(w, row.last_updated);
 	*w++ = '"';
 	return w;
 }
@@ -149,7 +149,7 @@ DocumentWriter::WriteJsonRow243(char *w, const DataValueRow &row) const
 		w = PutJsonTextMember(w, ",\"value\":", row.value);
 	if (!row.stored_by.is_null && row.stored_by.size > 0)
 		w = PutJsonTextMember(w, ",\"storedBy\":", row.stored_by);
-	w = PutJsonTimestamps(w, row);
+	w = PutJsonTimestamps(w, row, timestamps_);
 	if (!row.comment.is_null && row.comment.size > 0)
 		w = PutJsonTextMember(w, ",\"comment\":", row.comment);
 	if (row.followup >= 0)
@@ -173,7 +173,7 @@ DocumentWriter::WriteJsonRow242(char *w, const DataValueRow &row) const
 	};
 	nullable(",\"value\":", row.value);
 	nullable(",\"storedBy\":", row.stored_by);
-	w = PutJsonTimestamps(w, row);
+	w = PutJsonTimestamps(w, row, timestamps_);
 	nullable(",\"comment\":", row.comment);
 	/* ResultSet.getBoolean: NULL reads as false. */
 	w = Put(w, row.followup > 0 ? ",\"followup\":true" : ",\"followup\":false");
@@ -192,7 +192,7 @@ DocumentWriter::WriteCsvRow(char *w, const DataValueRow &row) const
 	*w++ = ',';
 	w = WriteCsvField(w, row.stored_by.data, row.stored_by.is_null ? 0 : row.stored_by.size, false);
 	*w++ = ',';
-	w = WriteDhis2Timestamp(w, row.last_updated);
+	w = timestamps_.Write(w, row.last_updated);
 	*w++ = ',';
 	w = WriteCsvField(w, row.comment.data, row.comment.is_null ? 0 : row.comment.size, false);
 	*w++ = ',';
@@ -235,23 +235,6 @@ DocumentWriter::WriteRow(const DataValueRow &row, OutputBuffer &out)
 	if (rows_ > 0 && options_.format == Format::kJson)
 		*w++ = ',';
 	out.Commit(WriteRowBody(w, row));
-	rows_++;
-}
-
-void
-DocumentWriter::RenderRow(const DataValueRow &row, OutputBuffer &out)
-{
-	out.Commit(WriteRowBody(out.Reserve(RowBytesMax(row)), row));
-}
-
-void
-DocumentWriter::AppendRendered(std::string_view rendered, OutputBuffer &out)
-{
-	char *w = out.Reserve(rendered.size() + 1);
-	if (rows_ > 0 && options_.format == Format::kJson)
-		*w++ = ',';
-	std::memcpy(w, rendered.data(), rendered.size());
-	out.Commit(w + rendered.size());
 	rows_++;
 }
 

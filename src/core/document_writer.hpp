@@ -22,6 +22,7 @@
 
 #include "core/output_buffer.hpp"
 #include "core/request.hpp"
+#include "core/timestamp.hpp"
 #include "core/cpp_only.hpp"
 
 namespace datavalue_export::core {
@@ -90,10 +91,6 @@ class DocumentWriter {
 	void WriteRow(const DataValueRow &row, OutputBuffer &out);
 	void End(OutputBuffer &out);
 
-	/* For sorted exports: render a row without its separator, and later append it in order. */
-	void RenderRow(const DataValueRow &row, OutputBuffer &out);
-	void AppendRendered(std::string_view rendered, OutputBuffer &out);
-
 	uint64_t Rows() const noexcept { return rows_; }
 
   private:
@@ -116,6 +113,7 @@ class DocumentWriter {
 
 	DocumentOptions options_;
 	FragmentTable fragments_[kIdKindCount];
+	mutable TimestampFormatter timestamps_;
 	uint64_t rows_ = 0;
 };
 

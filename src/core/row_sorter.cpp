@@ -1,6 +1,6 @@
 /*
  * src/core/row_sorter.cpp
- *	  Sorted runs and their merge; see row_sorter.hpp.
+ *	  Sort keys, compact rows, sorted runs and their merge; see row_sorter.hpp.
  * SPDX-License-Identifier: PostgreSQL
  */
 #include "core/row_sorter.hpp"
@@ -9,6 +9,144 @@
 #include <cstring>
 
 namespace datavalue_export::core {
+
+namespace {
+
+constexpr uint32_t kNullLength = UINT32_MAX;
+
+template <typename T>
+inline char *
+Store(char *w, T v) noexcept
+{
+	std::memcpy(w, &v, sizeof v);
+	return w + sizeof v;
+}
+
+template <typename T>
+inline T
+Load(const char *&p) noexcept
+{
+	T v;
+	std::memcpy(&v, p, sizeof v);
+	p += sizeof v;
+	return v;
+}
+
+inline uint32_t
+TextLength(const TextField &f) noexcept
+{
+	return f.is_null ? kNullLength : static_cast<uint32_t>(f.size);
+}
+
+inline size_t
+TextBytes(uint32_t length) noexcept
+{
+	return length == kNullLength ? 0 : length;
+}
+
+} // namespace
+
+SortKey
+MakeSortKey(const SortKeyPlan &plan, const DataValueRow &row) noexcept
+{
+	/* Components are 32-bit ranks or the 64-bit timestamp: lay them out as 32-bit halves. */
+	uint32_t halves[2 * kSortKeyWords] = {};
+	size_t n = 0;
+	for (SortComponent c : plan.components) {
+		if (n + 2 > 2 * kSortKeyWords)
+			break; /* cannot happen: at most one 64-bit and five 32-bit components */
+		switch (c) {
+		case SortComponent::kCreated: {
+			/* Flip the sign bit: signed order as unsigned. */
+			const uint64_t v = static_cast<uint64_t>(row.created) ^ (UINT64_C(1) << 63);
+			halves[n++] = static_cast<uint32_t>(v >> 32);
+			halves[n++] = static_cast<uint32_t>(v);
+			break;
+		}
+		case SortComponent::kDataElement:
+			halves[n++] = row.ids[static_cast<size_t>(IdKind::kDataElement)];
+			break;
+		case SortComponent::kPeriod:
+			halves[n++] = row.ids[static_cast<size_t>(IdKind::kPeriod)];
+			break;
+		case SortComponent::kOrgUnit:
+			halves[n++] = row.ids[static_cast<size_t>(IdKind::kOrgUnit)];
+			break;
+		case SortComponent::kCategoryOptionCombo:
+			halves[n++] = row.ids[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
+			break;
+		case SortComponent::kAttributeOptionCombo:
+			halves[n++] = row.ids[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
+			break;
+		}
+	}
+	SortKey key;
+	for (size_t i = 0; i < kSortKeyWords; i++)
+		key.words[i] = (static_cast<uint64_t>(halves[2 * i]) << 32) | halves[2 * i + 1];
+	return key;
+}
+
+void
+EncodeRow(const DataValueRow &row, OutputBuffer &out)
+{
+	const size_t texts = (row.value.is_null ? 0 : row.value.size) + (row.stored_by.is_null ? 0 : row.stored_by.size) +
+	                     (row.comment.is_null ? 0 : row.comment.size);
+	char *w = out.Reserve(kCompactRowHeader + texts);
+	for (size_t k = 0; k < kIdKindCount; k++)
+		w = Store<uint32_t>(w, row.ids[k]);
+	w = Store<int64_t>(w, row.created);
+	w = Store<int64_t>(w, row.last_updated);
+	w = Store<int8_t>(w, row.followup);
+	w = Store<uint8_t>(w, row.deleted ? 1 : 0);
+	w = Store<uint32_t>(w, TextLength(row.value));
+	w = Store<uint32_t>(w, TextLength(row.stored_by));
+	w = Store<uint32_t>(w, TextLength(row.comment));
+	for (const TextField *f : {&row.value, &row.stored_by, &row.comment})
+		if (!f->is_null) {
+			std::memcpy(w, f->data, f->size);
+			w += f->size;
+		}
+	out.Commit(w);
+}
+
+size_t
+EncodedRowSize(const char *p) noexcept
+{
+	p += kIdKindCount * 4 + 8 + 8 + 2;
+	const uint32_t a = Load<uint32_t>(p), b = Load<uint32_t>(p), c = Load<uint32_t>(p);
+	return kCompactRowHeader + TextBytes(a) + TextBytes(b) + TextBytes(c);
+}
+
+DataValueRow
+DecodeRow(const char *p) noexcept
+{
+	DataValueRow row;
+	for (size_t k = 0; k < kIdKindCount; k++)
+		row.ids[k] = Load<uint32_t>(p);
+	row.created = Load<int64_t>(p);
+	row.last_updated = Load<int64_t>(p);
+	row.followup = Load<int8_t>(p);
+	row.deleted = Load<uint8_t>(p) != 0;
+	uint32_t lengths[3];
+	for (uint32_t &length : lengths)
+		length = Load<uint32_t>(p);
+	TextField *fields[3] = {&row.value, &row.stored_by, &row.comment};
+	for (size_t i = 0; i < 3; i++) {
+		fields[i]->is_null = lengths[i] == kNullLength;
+		fields[i]->data = p;
+		fields[i]->size = TextBytes(lengths[i]);
+		p += fields[i]->size;
+	}
+	return row;
+}
+
+void
+RowSorter::Add(const DataValueRow &row)
+{
+	const size_t offset = arena_.Size();
+	EncodeRow(row, arena_);
+	entries_.push_back(Entry{MakeSortKey(plan_, row), offset});
+}
 
 void
 RowSorter::SortRun()
@@ -22,12 +160,8 @@ RowSorter::SpillChunk(OutputBuffer &out, size_t max_bytes)
 {
 	const size_t start = out.Size();
 	while (spill_position_ < entries_.size() && out.Size() - start < max_bytes) {
-		const Entry &e = entries_[spill_position_++];
-		char *w = out.Reserve(kSpillRecordHeader + e.length);
-		std::memcpy(w, e.key.words, sizeof e.key.words);
-		std::memcpy(w + sizeof e.key.words, &e.length, sizeof e.length);
-		std::memcpy(w + kSpillRecordHeader, arena_.Data() + e.offset, e.length);
-		out.Commit(w + kSpillRecordHeader + e.length);
+		const char *record = arena_.Data() + entries_[spill_position_++].offset;
+		out.Append(record, EncodedRowSize(record));
 	}
 	if (spill_position_ < entries_.size())
 		return true;
@@ -43,29 +177,12 @@ RowSorter::ClearRun() noexcept
 	spill_position_ = 0;
 }
 
-RunMerger::RunMerger(size_t runs) : cursors_(runs) {}
+RunMerger::RunMerger(SortKeyPlan plan, size_t runs) : plan_(std::move(plan)), cursors_(runs) {}
 
 bool
 RunMerger::Cursor::HasRecord() const noexcept
 {
-	const size_t available = window.size() - position;
-	return available >= kSpillRecordHeader && available >= kSpillRecordHeader + Length();
-}
-
-uint32_t
-RunMerger::Cursor::Length() const noexcept
-{
-	uint32_t length;
-	std::memcpy(&length, window.data() + position + kSortKeyWords * sizeof(uint64_t), sizeof length);
-	return length;
-}
-
-SortKey
-RunMerger::Cursor::Key() const noexcept
-{
-	SortKey key;
-	std::memcpy(key.words, window.data() + position, sizeof key.words);
-	return key;
+	return Available() >= kCompactRowHeader && Available() >= EncodedRowSize(window.data() + position);
 }
 
 size_t
@@ -74,11 +191,10 @@ RunMerger::BytesWanted(size_t run) const noexcept
 	const Cursor &c = cursors_[run];
 	if (c.exhausted)
 		return 0;
-	const size_t available = c.window.size() - c.position;
-	if (available < kSpillRecordHeader)
-		return kSpillRecordHeader - available;
-	const size_t need = kSpillRecordHeader + c.Length();
-	return available < need ? need - available : 0;
+	if (c.Available() < kCompactRowHeader)
+		return kCompactRowHeader - c.Available();
+	const size_t need = EncodedRowSize(c.window.data() + c.position);
+	return c.Available() < need ? need - c.Available() : 0;
 }
 
 void
@@ -93,10 +209,11 @@ RunMerger::Feed(size_t run, const char *data, size_t size)
 	c.window.insert(c.window.end(), data, data + size);
 }
 
-bool
-RunMerger::HeadLess(size_t a, size_t b) const noexcept
+void
+RunMerger::LoadKey(size_t run) noexcept
 {
-	return KeyLess(cursors_[a].Key(), cursors_[b].Key());
+	Cursor &c = cursors_[run];
+	c.key = MakeSortKey(plan_, DecodeRow(c.window.data() + c.position));
 }
 
 void
@@ -122,31 +239,35 @@ RunMerger::Start()
 {
 	heap_.clear();
 	for (size_t r = 0; r < cursors_.size(); r++)
-		if (cursors_[r].HasRecord())
+		if (cursors_[r].HasRecord()) {
+			LoadKey(r);
 			heap_.push_back(r);
+		}
 	for (size_t i = heap_.size(); i-- > 0;)
 		SiftDown(i);
 }
 
-std::string_view
+DataValueRow
 RunMerger::Top() const noexcept
 {
 	const Cursor &c = cursors_[heap_.front()];
-	return std::string_view(c.window.data() + c.position + kSpillRecordHeader, c.Length());
+	return DecodeRow(c.window.data() + c.position);
 }
 
 void
 RunMerger::Pop() noexcept
 {
 	Cursor &c = cursors_[heap_.front()];
-	c.position += kSpillRecordHeader + c.Length();
+	c.position += EncodedRowSize(c.window.data() + c.position);
 	popped_run_ = heap_.front();
 }
 
 void
 RunMerger::Reposition()
 {
-	if (!cursors_[popped_run_].HasRecord()) {
+	if (cursors_[popped_run_].HasRecord())
+		LoadKey(popped_run_);
+	else {
 		heap_.front() = heap_.back();
 		heap_.pop_back();
 	}

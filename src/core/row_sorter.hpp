@@ -1,16 +1,18 @@
 /*
  * src/core/row_sorter.hpp
- *	  Ordering exported rows in C++: sorted runs of rendered rows, merged at the end.
+ *	  Ordering exported rows in C++: sorted runs of compact rows, merged at the end.
  *
  * DHIS2 orders by pe.startdate, pe.enddate, dv.created, de.uid. Letting PostgreSQL sort the
- * joined rows costs about 1 us a row (wide tuples, a text key); here every identifier is
- * registered in its sort order, so a row's key is a few integers: the identifier indexes
- * (ranks) and the created timestamp. Rows are rendered once into an arena with their key;
- * when the arena reaches the run budget the run is sorted and spilled (src/pg writes it to a
- * temporary BufFile), and at the end the runs are merged. An export that fits in one run
- * never touches disk. Memory stays at one run whatever the export's size.
+ * joined rows costs about 1 us a row (wide tuples, a text key). Here every identifier is
+ * registered in its sort order (src/pg/lookups.cpp), so a row's sort key is a few integers:
+ * identifier indexes (ranks) and the created timestamp, packed into four words.
  *
- * Spilled record format: kSortKeyWords uint64 key words, a uint32 length, then the bytes.
+ * Rows are kept in a compact binary form (ids, timestamps, flags, the three texts), about a
+ * fifth of their rendered JSON. When a run reaches its budget it is sorted and spilled (src/pg
+ * writes it to a temporary BufFile); at the end the runs are merged and rendered in order. An
+ * export that fits in one run never touches disk, and memory stays at one run whatever the
+ * export's size.
+ *
  * May throw std::bad_alloc only.
  * SPDX-License-Identifier: PostgreSQL
  */
@@ -18,19 +20,36 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 #include <vector>
 
+#include "core/document_writer.hpp"
 #include "core/output_buffer.hpp"
 #include "core/cpp_only.hpp"
 
 namespace datavalue_export::core {
 
-inline constexpr size_t kSortKeyWords = 6;
+/* What each part of a sort key holds, most significant first. */
+enum class SortComponent : uint8_t {
+	kCreated, /* 64 bits */
+	kDataElement,
+	kPeriod,
+	kOrgUnit,
+	kCategoryOptionCombo,
+	kAttributeOptionCombo, /* identifier ranks: 32 bits each */
+};
+
+/* The requested order keys then every identifier not yet in it, so ties are broken too. */
+struct SortKeyPlan {
+	std::vector<SortComponent> components;
+};
+
+inline constexpr size_t kSortKeyWords = 4; /* 64 + 5 * 32 bits fit in 256 */
 
 struct SortKey {
 	uint64_t words[kSortKeyWords];
 };
+
+SortKey MakeSortKey(const SortKeyPlan &plan, const DataValueRow &row) noexcept;
 
 inline bool
 KeyLess(const SortKey &a, const SortKey &b) noexcept
@@ -41,50 +60,44 @@ KeyLess(const SortKey &a, const SortKey &b) noexcept
 	return false;
 }
 
-/* Map a signed timestamp to an unsigned word with the same order. */
-constexpr uint64_t
-OrderedWord(int64_t v) noexcept
-{
-	return static_cast<uint64_t>(v) ^ (UINT64_C(1) << 63);
-}
-
-inline constexpr size_t kSpillRecordHeader = kSortKeyWords * sizeof(uint64_t) + sizeof(uint32_t);
+/*
+ * Compact row encoding: fixed header (ids, timestamps, flags, text lengths with a NULL marker)
+ * then the text bytes. Decoded rows point into the encoded bytes.
+ */
+inline constexpr size_t kCompactRowHeader = kIdKindCount * 4 + 8 + 8 + 2 + 3 * 4;
+void EncodeRow(const DataValueRow &row, OutputBuffer &out);
+/* Size of the record starting at p, given at least kCompactRowHeader bytes. */
+size_t EncodedRowSize(const char *p) noexcept;
+DataValueRow DecodeRow(const char *p) noexcept;
 
 class RowSorter {
   public:
-	explicit RowSorter(size_t run_budget) : run_budget_(run_budget) {}
+	RowSorter(SortKeyPlan plan, size_t run_budget) : plan_(std::move(plan)), run_budget_(run_budget) {}
 
-	/* The arena the caller renders the next row into; then call Commit with its key. */
-	OutputBuffer &Arena() noexcept { return arena_; }
-	void Commit(const SortKey &key, size_t row_start)
-	{
-		entries_.push_back(Entry{key, row_start, static_cast<uint32_t>(arena_.Size() - row_start)});
-	}
-
+	void Add(const DataValueRow &row);
 	bool RunFull() const noexcept { return arena_.Size() + entries_.size() * sizeof(Entry) >= run_budget_; }
 	bool RunEmpty() const noexcept { return entries_.empty(); }
 	size_t RunRows() const noexcept { return entries_.size(); }
 
 	/* Sort the current run; then read it with SortedRow or serialise it with SpillChunk. */
 	void SortRun();
-	std::string_view SortedRow(size_t i) const noexcept
-	{
-		return std::string_view(arena_.Data() + entries_[i].offset, entries_[i].length);
-	}
+	DataValueRow SortedRow(size_t i) const noexcept { return DecodeRow(arena_.Data() + entries_[i].offset); }
 
 	/*
-	 * Serialise the sorted run into out, about max_bytes at a time; returns false once the
-	 * whole run has been written (and clears it).
+	 * Append the sorted run's encoded rows to out, about max_bytes at a time; returns false
+	 * once the whole run has been written (and clears it).
 	 */
 	bool SpillChunk(OutputBuffer &out, size_t max_bytes);
 	void ClearRun() noexcept;
+
+	const SortKeyPlan &Plan() const noexcept { return plan_; }
 
   private:
 	struct Entry {
 		SortKey key;
 		size_t offset;
-		uint32_t length;
 	};
+	SortKeyPlan plan_;
 	size_t run_budget_;
 	OutputBuffer arena_;
 	std::vector<Entry> entries_;
@@ -97,7 +110,7 @@ class RowSorter {
  */
 class RunMerger {
   public:
-	explicit RunMerger(size_t runs);
+	RunMerger(SortKeyPlan plan, size_t runs);
 
 	/* Bytes the caller should append to run r before it has a complete head record, or 0. */
 	size_t BytesWanted(size_t run) const noexcept;
@@ -107,10 +120,10 @@ class RunMerger {
 	/* Build the heap once every run has a head record or is exhausted. */
 	void Start();
 	bool Done() const noexcept { return heap_.empty(); }
-	/* The smallest head record and the run it came from. */
-	std::string_view Top() const noexcept;
+	/* The smallest head row (valid until Pop) and the run it came from. */
+	DataValueRow Top() const noexcept;
 	size_t TopRun() const noexcept { return heap_.front(); }
-	/* Drop the top record; the caller must then refill that run if BytesWanted and call Reposition. */
+	/* Drop the top record; the caller then refills that run if BytesWanted and calls Reposition. */
 	void Pop() noexcept;
 	void Reposition();
 
@@ -119,13 +132,15 @@ class RunMerger {
 		std::vector<char> window;
 		size_t position = 0;
 		bool exhausted = false;
+		SortKey key{};
+		size_t Available() const noexcept { return window.size() - position; }
 		bool HasRecord() const noexcept;
-		SortKey Key() const noexcept;
-		uint32_t Length() const noexcept;
 	};
-	bool HeadLess(size_t a, size_t b) const noexcept;
+	bool HeadLess(size_t a, size_t b) const noexcept { return KeyLess(cursors_[a].key, cursors_[b].key); }
+	void LoadKey(size_t run) noexcept;
 	void SiftDown(size_t i) noexcept;
 
+	SortKeyPlan plan_;
 	std::vector<Cursor> cursors_;
 	std::vector<size_t> heap_; /* run indexes, smallest head first */
 	size_t popped_run_ = SIZE_MAX;

@@ -94,8 +94,7 @@ struct ExportSession {
 	int64 last_updated_cutoff; /* resolved lastUpdated / lastUpdatedDuration, or DT_NOBEGIN */
 	bool has_last_updated_cutoff;
 	MemoryContext context; /* the export's own context (outlives SPI) */
-	/* Ordered exports: which sort key component each key word holds (SortComponent), and paging. */
-	int sort_components[core::kSortKeyWords];
+	/* Ordered exports: paging applied while the sorted rows are written. */
 	uint64 rows_to_skip;
 	int64 rows_left; /* -1 = no limit */
 };

@@ -13,6 +13,8 @@
  * holds only plain data; the writer is reached through DVE_CORE.
  * SPDX-License-Identifier: PostgreSQL
  */
+#include <algorithm>
+
 /* Core headers first: they refuse to follow PostgreSQL headers. */
 #include "pg/export_session.hpp"
 #include "pg/boundary.hpp"
@@ -92,81 +94,45 @@ ReadTimestamp(Datum datum, const char *column)
 	return ts;
 }
 
-/* Components of a sort key word (ExportSession::sort_components). */
-enum SortComponent { kSortNone, kSortCreated, kSortDataElement, kSortPeriod, kSortOrgUnit, kSortCoc, kSortAoc };
-
-/* Sorted runs never exceed this many bytes of rendered rows plus keys. */
-constexpr size_t kSortRunBytes = 32 * 1024 * 1024;
-
-void
-MakeSortKey(const ExportSession *session, const core::DataValueRow &row, core::SortKey *key)
-{
-	for (size_t i = 0; i < core::kSortKeyWords; i++) {
-		uint64_t word = 0;
-		switch (session->sort_components[i]) {
-		case kSortCreated:
-			word = core::OrderedWord(row.created);
-			break;
-		case kSortDataElement:
-			word = row.ids[static_cast<size_t>(IdKind::kDataElement)];
-			break;
-		case kSortPeriod:
-			word = row.ids[static_cast<size_t>(IdKind::kPeriod)];
-			break;
-		case kSortOrgUnit:
-			word = row.ids[static_cast<size_t>(IdKind::kOrgUnit)];
-			break;
-		case kSortCoc:
-			word = row.ids[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
-			break;
-		case kSortAoc:
-			word = row.ids[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
-			break;
-		default:
-			break;
-		}
-		key->words[i] = word;
-	}
-}
+/* Sorted runs never exceed this many bytes of compact rows plus keys. */
+constexpr size_t kSortRunBytes = 48 * 1024 * 1024;
 
 /*
- * The key layout: the requested order keys, then every remaining identifier as a tie-breaker
+ * The sort key: the requested order keys, then every remaining identifier as a tie-breaker
  * (DHIS2 leaves ties unordered; fixing them makes every run give the same bytes). Identifier
  * indexes are ranks because lookups.cpp registers identifiers in DHIS2's sort order.
  */
-void
-PlanSortKey(ExportSession *session)
+core::SortKeyPlan
+PlanSortKey(const core::ExportPlan &plan)
 {
-	int used = 0;
-	auto add = [&](int component) {
-		for (int i = 0; i < used; i++)
-			if (session->sort_components[i] == component)
-				return;
-		if (used < static_cast<int>(core::kSortKeyWords))
-			session->sort_components[used++] = component;
+	using core::SortComponent;
+	core::SortKeyPlan key;
+	const auto add = [&key](SortComponent c) {
+		if (std::find(key.components.begin(), key.components.end(), c) == key.components.end())
+			key.components.push_back(c);
 	};
-	for (core::OrderKey key : session->state->plan.order)
-		switch (key) {
+	for (core::OrderKey order : plan.order)
+		switch (order) {
 		case core::OrderKey::kPeriod:
-			add(kSortPeriod);
+			add(SortComponent::kPeriod);
 			break;
 		case core::OrderKey::kCreated:
-			add(kSortCreated);
+			add(SortComponent::kCreated);
 			break;
 		case core::OrderKey::kDataElement:
-			add(kSortDataElement);
+			add(SortComponent::kDataElement);
 			break;
 		case core::OrderKey::kOrgUnit:
-			add(kSortOrgUnit);
+			add(SortComponent::kOrgUnit);
 			break;
 		case core::OrderKey::kAttributeOptionCombo:
-			add(kSortAoc);
+			add(SortComponent::kAttributeOptionCombo);
 			break;
 		}
-	for (int component : {kSortDataElement, kSortPeriod, kSortOrgUnit, kSortCoc, kSortAoc})
-		add(component);
-	while (used < static_cast<int>(core::kSortKeyWords))
-		session->sort_components[used++] = kSortNone;
+	for (SortComponent c : {SortComponent::kDataElement, SortComponent::kPeriod, SortComponent::kOrgUnit,
+	                        SortComponent::kCategoryOptionCombo, SortComponent::kAttributeOptionCombo})
+		add(c);
+	return key;
 }
 
 /* Sort the current run and write it to a new temporary file. May ereport. */
@@ -189,7 +155,7 @@ SpillRun(ExportSession *session)
 
 /* Append one sorted row, honouring offset and limit; flushes as needed. May ereport. */
 void
-EmitSorted(ExportSession *session, std::string_view rendered)
+EmitSorted(ExportSession *session, const core::DataValueRow &row)
 {
 	ExportState *state = session->state;
 	if (session->rows_to_skip > 0) {
@@ -200,7 +166,7 @@ EmitSorted(ExportSession *session, std::string_view rendered)
 		return;
 	if (session->rows_left > 0)
 		session->rows_left--;
-	DVE_CORE(state->document.writer->AppendRendered(rendered, state->text));
+	DVE_CORE(state->document.writer->WriteRow(row, state->text));
 	session->rows++;
 	if (state->text.Size() >= kFlushBytes)
 		FlushText(session, false);
@@ -233,8 +199,8 @@ EmitSortedRows(ExportSession *session)
 		DVE_CORE(state->sorter->SortRun());
 		const size_t rows = state->sorter->RunRows();
 		for (size_t i = 0; i < rows && session->rows_left != 0; i++) {
-			std::string_view rendered = state->sorter->SortedRow(i);
-			EmitSorted(session, rendered);
+			const core::DataValueRow row = state->sorter->SortedRow(i);
+			EmitSorted(session, row);
 			if ((i & 1023) == 0)
 				CHECK_FOR_INTERRUPTS();
 		}
@@ -244,7 +210,7 @@ EmitSortedRows(ExportSession *session)
 	if (!state->sorter->RunEmpty())
 		SpillRun(session);
 	const size_t runs = state->run_files.size();
-	DVE_CORE(state->merger = std::make_unique<core::RunMerger>(runs));
+	DVE_CORE(state->merger = std::make_unique<core::RunMerger>(state->sorter->Plan(), runs));
 	const size_t buffer_size = 256 * 1024;
 	char *buffer = static_cast<char *>(MemoryContextAlloc(session->context, buffer_size));
 	for (size_t r = 0; r < runs; r++) {
@@ -255,8 +221,8 @@ EmitSortedRows(ExportSession *session)
 	DVE_CORE(state->merger->Start());
 	uint64 emitted = 0;
 	while (!state->merger->Done() && session->rows_left != 0) {
-		std::string_view rendered = state->merger->Top();
-		EmitSorted(session, rendered);
+		const core::DataValueRow row = state->merger->Top();
+		EmitSorted(session, row);
 		const size_t run = state->merger->TopRun();
 		state->merger->Pop();
 		RefillRun(session, run, buffer, buffer_size);
@@ -298,16 +264,9 @@ ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
 	row.followup = nulls[kColFollowup] ? -1 : (DatumGetBool(values[kColFollowup]) ? 1 : 0);
 	row.deleted = !nulls[kColDeleted] && DatumGetBool(values[kColDeleted]);
 
-	if (state->sorter) {
-		core::SortKey key;
-		MakeSortKey(session, row, &key);
-		DVE_CORE({
-			core::OutputBuffer &arena = state->sorter->Arena();
-			const size_t start = arena.Size();
-			state->document.writer->RenderRow(row, arena);
-			state->sorter->Commit(key, start);
-		});
-	} else {
+	if (state->sorter)
+		DVE_CORE(state->sorter->Add(row));
+	else {
 		DVE_CORE(state->document.writer->WriteRow(row, state->text));
 		session->rows++;
 	}
@@ -478,8 +437,7 @@ StreamDataValues(ExportSession *session)
 	/* Ordered exports sort in C++ (row_sorter.hpp): the query never sorts and never joins. */
 	const bool ordered = !state->plan.unordered;
 	if (ordered) {
-		PlanSortKey(session);
-		DVE_CORE(state->sorter = std::make_unique<core::RowSorter>(kSortRunBytes));
+		DVE_CORE(state->sorter = std::make_unique<core::RowSorter>(PlanSortKey(state->plan), kSortRunBytes));
 		session->rows_to_skip = state->plan.request.offset ? static_cast<uint64>(*state->plan.request.offset) : 0;
 		session->rows_left = state->plan.request.limit ? *state->plan.request.limit : -1;
 	} else {
