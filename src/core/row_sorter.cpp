@@ -46,6 +46,39 @@ TextBytes(uint32_t length) noexcept
 
 } // namespace
 
+/* Identifier indexes are ranks because src/pg/lookups.cpp registers identifiers in DHIS2's sort order. */
+SortKeyPlan
+PlanSortKey(const std::vector<OrderKey> &order)
+{
+	SortKeyPlan key;
+	const auto add = [&key](SortComponent c) {
+		if (std::find(key.components.begin(), key.components.end(), c) == key.components.end())
+			key.components.push_back(c);
+	};
+	for (OrderKey o : order)
+		switch (o) {
+		case OrderKey::kPeriod:
+			add(SortComponent::kPeriod);
+			break;
+		case OrderKey::kCreated:
+			add(SortComponent::kCreated);
+			break;
+		case OrderKey::kDataElement:
+			add(SortComponent::kDataElement);
+			break;
+		case OrderKey::kOrgUnit:
+			add(SortComponent::kOrgUnit);
+			break;
+		case OrderKey::kAttributeOptionCombo:
+			add(SortComponent::kAttributeOptionCombo);
+			break;
+		}
+	for (SortComponent c : {SortComponent::kDataElement, SortComponent::kPeriod, SortComponent::kOrgUnit,
+	                        SortComponent::kCategoryOptionCombo, SortComponent::kAttributeOptionCombo})
+		add(c);
+	return key;
+}
+
 SortKey
 MakeSortKey(const SortKeyPlan &plan, const DataValueRow &row) noexcept
 {

@@ -24,6 +24,7 @@
 
 #include "core/document_writer.hpp"
 #include "core/output_buffer.hpp"
+#include "core/validate.hpp"
 #include "core/cpp_only.hpp"
 
 namespace datavalue_export::core {
@@ -48,6 +49,12 @@ inline constexpr size_t kSortKeyWords = 4; /* 64 + 5 * 32 bits fit in 256 */
 struct SortKey {
 	uint64_t words[kSortKeyWords];
 };
+
+/*
+ * The key for an export's order: the requested order keys, then every remaining identifier as
+ * a tie-breaker (DHIS2 leaves ties unordered; fixing them makes every run give the same bytes).
+ */
+SortKeyPlan PlanSortKey(const std::vector<OrderKey> &order);
 
 SortKey MakeSortKey(const SortKeyPlan &plan, const DataValueRow &row) noexcept;
 

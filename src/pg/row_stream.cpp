@@ -13,8 +13,6 @@
  * holds only plain data; the writer is reached through DVE_CORE.
  * SPDX-License-Identifier: PostgreSQL
  */
-#include <algorithm>
-
 /* Core headers first: they refuse to follow PostgreSQL headers. */
 #include "pg/export_session.hpp"
 #include "pg/boundary.hpp"
@@ -96,44 +94,6 @@ ReadTimestamp(Datum datum, const char *column)
 
 /* Sorted runs never exceed this many bytes of compact rows plus keys. */
 constexpr size_t kSortRunBytes = 48 * 1024 * 1024;
-
-/*
- * The sort key: the requested order keys, then every remaining identifier as a tie-breaker
- * (DHIS2 leaves ties unordered; fixing them makes every run give the same bytes). Identifier
- * indexes are ranks because lookups.cpp registers identifiers in DHIS2's sort order.
- */
-core::SortKeyPlan
-PlanSortKey(const core::ExportPlan &plan)
-{
-	using core::SortComponent;
-	core::SortKeyPlan key;
-	const auto add = [&key](SortComponent c) {
-		if (std::find(key.components.begin(), key.components.end(), c) == key.components.end())
-			key.components.push_back(c);
-	};
-	for (core::OrderKey order : plan.order)
-		switch (order) {
-		case core::OrderKey::kPeriod:
-			add(SortComponent::kPeriod);
-			break;
-		case core::OrderKey::kCreated:
-			add(SortComponent::kCreated);
-			break;
-		case core::OrderKey::kDataElement:
-			add(SortComponent::kDataElement);
-			break;
-		case core::OrderKey::kOrgUnit:
-			add(SortComponent::kOrgUnit);
-			break;
-		case core::OrderKey::kAttributeOptionCombo:
-			add(SortComponent::kAttributeOptionCombo);
-			break;
-		}
-	for (SortComponent c : {SortComponent::kDataElement, SortComponent::kPeriod, SortComponent::kOrgUnit,
-	                        SortComponent::kCategoryOptionCombo, SortComponent::kAttributeOptionCombo})
-		add(c);
-	return key;
-}
 
 /* Sort the current run and write it to a new temporary file. May ereport. */
 void
@@ -437,7 +397,8 @@ StreamDataValues(ExportSession *session)
 	/* Ordered exports sort in C++ (row_sorter.hpp): the query never sorts and never joins. */
 	const bool ordered = !state->plan.unordered;
 	if (ordered) {
-		DVE_CORE(state->sorter = std::make_unique<core::RowSorter>(PlanSortKey(state->plan), kSortRunBytes));
+		DVE_CORE(state->sorter =
+		             std::make_unique<core::RowSorter>(core::PlanSortKey(state->plan.order), kSortRunBytes));
 		session->rows_to_skip = state->plan.request.offset ? static_cast<uint64>(*state->plan.request.offset) : 0;
 		session->rows_left = state->plan.request.limit ? *state->plan.request.limit : -1;
 	} else {

@@ -222,3 +222,24 @@ TEST(RowSorterTest, EmptyInput)
 {
 	CheckSortedThroughRuns(0, 1024, 64);
 }
+
+TEST(PlanSortKeyTest, DefaultOrderThenTieBreakers)
+{
+	const SortKeyPlan plan = PlanSortKey({OrderKey::kPeriod, OrderKey::kCreated, OrderKey::kDataElement});
+	const std::vector<SortComponent> expected = {SortComponent::kPeriod,
+	                                             SortComponent::kCreated,
+	                                             SortComponent::kDataElement,
+	                                             SortComponent::kOrgUnit,
+	                                             SortComponent::kCategoryOptionCombo,
+	                                             SortComponent::kAttributeOptionCombo};
+	EXPECT_EQ(plan.components, expected);
+}
+
+TEST(PlanSortKeyTest, RequestedKeysFirstWithoutRepeats)
+{
+	const SortKeyPlan plan = PlanSortKey({OrderKey::kAttributeOptionCombo, OrderKey::kOrgUnit, OrderKey::kCreated});
+	const std::vector<SortComponent> expected = {
+	    SortComponent::kAttributeOptionCombo, SortComponent::kOrgUnit, SortComponent::kCreated,
+	    SortComponent::kDataElement,          SortComponent::kPeriod,  SortComponent::kCategoryOptionCombo};
+	EXPECT_EQ(plan.components, expected);
+}
