@@ -37,3 +37,11 @@ COPY (SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202
                                     attribute_option_combo => '{DonorBaoc01}')) TO STDOUT;
 COPY (SELECT E'\u4e2d') TO STDOUT;
 RESET client_encoding;
+
+-- Only a COPY of the bare call streams; any other query over the function gets its rows.
+COPY (SELECT count(*) FROM export_datavalues_json(data_set => '{MalariaWk01}', period => '{2024W1}',
+                                                  org_unit => '{O6uvpzGd5pu}') AS c) TO STDOUT;
+COPY (SELECT length(c) FROM export_datavalues_csv(data_set => '{MalariaWk01}', period => '{2024W1}',
+                                                  org_unit => '{O6uvpzGd5pu}') AS c) TO STDOUT;
+COPY (SELECT c FROM export_datavalues_csv(data_set => '{MalariaWk01}', period => '{2024W1}',
+                                          org_unit => '{O6uvpzGd5pu}') AS c) TO STDOUT;

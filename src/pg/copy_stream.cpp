@@ -37,6 +37,59 @@ ActiveCopyStatement()
 	return castNode(CopyStmt, planned->utilityStmt);
 }
 
+/* The call is to this very function: same (unqualified) name. */
+bool
+IsCallOf(Node *node, const char *function_name)
+{
+	if (node == nullptr || !IsA(node, FuncCall))
+		return false;
+	FuncCall *call = castNode(FuncCall, node);
+	return call->agg_order == NIL && call->agg_filter == nullptr && call->over == nullptr && !call->agg_star &&
+	       !call->agg_distinct && !call->func_variadic && strcmp(strVal(llast(call->funcname)), function_name) == 0;
+}
+
+/*
+ * True when the COPY's query is exactly `SELECT f(...)` or `SELECT * | c FROM f(...) [c]` for
+ * this function: only then are the function's rows the COPY's rows, so that writing the
+ * document instead is the same as returning it. Anything else (an aggregate over the chunks,
+ * a UNION, a wrapper function, LIMIT) gets ordinary result rows.
+ */
+bool
+IsDirectExportQuery(Node *query, const char *function_name)
+{
+	if (query == nullptr || !IsA(query, SelectStmt))
+		return false;
+	SelectStmt *select = castNode(SelectStmt, query);
+	if (select->op != SETOP_NONE || select->distinctClause != NIL || select->intoClause != nullptr ||
+	    select->whereClause != nullptr || select->groupClause != NIL || select->havingClause != nullptr ||
+	    select->windowClause != NIL || select->valuesLists != NIL || select->sortClause != NIL ||
+	    select->limitOffset != nullptr || select->limitCount != nullptr || select->lockingClause != NIL ||
+	    select->withClause != nullptr || list_length(select->targetList) != 1)
+		return false;
+	ResTarget *target = linitial_node(ResTarget, select->targetList);
+	if (select->fromClause == NIL)
+		return IsCallOf(target->val, function_name);
+	if (list_length(select->fromClause) != 1 || target->val == nullptr || !IsA(target->val, ColumnRef))
+		return false;
+	Node *from = static_cast<Node *>(linitial(select->fromClause));
+	if (!IsA(from, RangeFunction))
+		return false;
+	RangeFunction *range = castNode(RangeFunction, from);
+	if (range->lateral || range->ordinality || range->is_rowsfrom || range->coldeflist != NIL ||
+	    list_length(range->functions) != 1)
+		return false;
+	/* The target is `*` or the function's one column, named after the alias or the function. */
+	ColumnRef *column = castNode(ColumnRef, target->val);
+	if (list_length(column->fields) != 1)
+		return false;
+	Node *field = static_cast<Node *>(linitial(column->fields));
+	const char *column_name = range->alias != nullptr ? range->alias->aliasname : function_name;
+	if (!IsA(field, A_Star) && !(IsA(field, String) && strcmp(strVal(field), column_name) == 0))
+		return false;
+	List *item = static_cast<List *>(linitial(range->functions));
+	return IsCallOf(static_cast<Node *>(linitial(item)), function_name);
+}
+
 void
 CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, ProcessUtilityContext context,
             ParamListInfo params, QueryEnvironment *query_env, DestReceiver *dest, QueryCompletion *qc)
@@ -57,15 +110,19 @@ CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, P
 } // namespace
 
 /*
- * True when the current statement is COPY (query) TO STDOUT for a client and we may write
- * CopyData ourselves; sets the target encoding. Raises an error for COPY forms we cannot
- * serve (to a file or program, binary, with a header line). May ereport.
+ * True when the current statement is `COPY (SELECT f(...)) TO STDOUT` for a client, f being
+ * the calling function (fn_oid), so we may write CopyData ourselves; sets the target
+ * encoding. Raises an error for COPY forms of such a query we cannot serve (to a file or
+ * program, binary, with a header line). May ereport.
  */
 bool
-DetectCopyToStdout(int *target_encoding)
+DetectCopyToStdout(Oid fn_oid, int *target_encoding)
 {
 	CopyStmt *copy = ActiveCopyStatement();
 	if (copy == nullptr || copy->is_from)
+		return false;
+	const char *function_name = get_func_name(fn_oid);
+	if (function_name == nullptr || !IsDirectExportQuery(copy->query, function_name))
 		return false;
 	if (copy->filename != nullptr || copy->is_program)
 		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

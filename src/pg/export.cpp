@@ -207,7 +207,7 @@ RunExport(FunctionCallInfo fcinfo, ExportSession *session)
 
 	/* Where the document goes: raw CopyData inside COPY TO STDOUT, else text rows. */
 	int target_encoding = GetDatabaseEncoding();
-	if (DetectCopyToStdout(&target_encoding)) {
+	if (DetectCopyToStdout(fcinfo->flinfo->fn_oid, &target_encoding)) {
 		session->sink = Sink::kCopyStream;
 		session->target_encoding = target_encoding;
 		session->need_transcoding = target_encoding != GetDatabaseEncoding() && GetDatabaseEncoding() != PG_SQL_ASCII &&

@@ -100,7 +100,7 @@ struct ExportSession {
 };
 
 /* copy_stream.cpp */
-bool DetectCopyToStdout(int *target_encoding);
+bool DetectCopyToStdout(Oid fn_oid, int *target_encoding);
 void SendCopyData(const char *data, size_t size);
 void NoteExportedRows(uint64 rows);
 void InstallCopyTagHook();
