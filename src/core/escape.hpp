@@ -156,12 +156,14 @@ WriteCsvField(char *w, const char *s, size_t n, bool first_column) noexcept
 			quote = true;
 	}
 	if (!quote) {
-		std::memcpy(w, s, n);
+		if (n > 0) /* s may be null for a NULL field */
+			std::memcpy(w, s, n);
 		return w + n;
 	}
 	*w++ = '"';
 	if (quotes == 0) {
-		std::memcpy(w, s, n);
+		if (n > 0)
+			std::memcpy(w, s, n);
 		w += n;
 	} else {
 		for (size_t i = 0; i < n; i++) {

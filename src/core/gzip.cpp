@@ -82,6 +82,13 @@ GzipWriter::~GzipWriter() = default;
 void
 GzipWriter::Write(const char *data, size_t size, OutputBuffer &out)
 {
+	/* The engines count input in 32 bits: feed very large inputs in pieces. */
+	constexpr size_t kMaxPiece = size_t{1} << 30;
+	while (size > kMaxPiece) {
+		Write(data, kMaxPiece, out);
+		data += kMaxPiece;
+		size -= kMaxPiece;
+	}
 	if (!header_written_) {
 		out.Append(reinterpret_cast<const char *>(kJavaGzipHeader), sizeof kJavaGzipHeader);
 		header_written_ = true;

@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -25,6 +26,11 @@ class IdMap {
 	/* Insert or overwrite. May throw std::bad_alloc. */
 	void Put(int64_t id, uint32_t index)
 	{
+		if (id == kEmpty) { /* the empty-slot marker is kept aside */
+			has_min_ = true;
+			min_index_ = index;
+			return;
+		}
 		if ((size_ + 1) * 2 > slots_.size())
 			Rehash(slots_.size() * 2);
 		Slot &slot = Probe(id);
@@ -37,6 +43,8 @@ class IdMap {
 
 	uint32_t Get(int64_t id) const noexcept
 	{
+		if (id == kEmpty)
+			return has_min_ ? min_index_ : kNotFound;
 		const size_t mask = slots_.size() - 1;
 		for (size_t i = Hash(id) & mask;; i = (i + 1) & mask) {
 			const Slot &slot = slots_[i];
@@ -48,7 +56,7 @@ class IdMap {
 	}
 
 	bool Contains(int64_t id) const noexcept { return Get(id) != kNotFound; }
-	size_t Size() const noexcept { return size_; }
+	size_t Size() const noexcept { return size_ + (has_min_ ? 1 : 0); }
 
   private:
 	static constexpr int64_t kEmpty = INT64_MIN;
@@ -84,6 +92,8 @@ class IdMap {
 
 	std::vector<Slot> slots_;
 	size_t size_ = 0;
+	bool has_min_ = false;
+	uint32_t min_index_ = 0;
 };
 
 } // namespace datavalue_export::core

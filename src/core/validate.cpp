@@ -337,7 +337,8 @@ ValidateRequest(ExportRequest request)
 		throw Error(sqlstate::kInvalidRowCountInLimit,
 		            Dhis2Message("E2009", "Limit cannot be less than zero: `" + std::to_string(*request.limit) + "`"));
 	if (request.offset && *request.offset < 0)
-		request.offset = -*request.offset; /* DHIS2 takes the absolute value */
+		/* DHIS2 takes the absolute value; the most negative bigint has none, so it skips everything. */
+		request.offset = *request.offset == INT64_MIN ? INT64_MAX : -*request.offset;
 
 	plan.request = std::move(request);
 	return plan;
