@@ -17,8 +17,9 @@
  *
  * Standalone: psql -v ON_ERROR_STOP=1 -d <empty db> -f demo/schema.sql gives the full 2.43 shape.
  * The generator sets dve_defer_datavalue_keys so that datavalue's primary key, foreign keys and
- * indexes (datavalue_keys.sql) are built after the bulk load; schema_2_42.sql turns the result
- * into the 2.42 shape (Appendix B).
+ * indexes (datavalue_keys.sql) are built after the bulk load. For the 2.42 shape (Appendix B) it
+ * sets dve_schema_242, which leaves out period.iso and periodtype.label, and then runs
+ * schema_2_42.sql for the remaining differences.
  * SPDX-License-Identifier: PostgreSQL
  */
 
@@ -26,22 +27,21 @@ CREATE SEQUENCE hibernate_sequence START WITH 1 INCREMENT BY 1 NO MINVALUE NO MA
 
 -- periods ------------------------------------------------------------------------------------
 
+/* + label (2.43), added at the end of this file */
 CREATE TABLE periodtype (
 	periodtypeid integer NOT NULL,
 	name character varying(50) NOT NULL,
-	label character varying(230),
 	CONSTRAINT periodtype_pkey PRIMARY KEY (periodtypeid)
 );
 CREATE UNIQUE INDEX periodtype_name_key ON periodtype USING btree (name);
 
+/* + iso (2.43), added at the end of this file */
 CREATE TABLE period (
 	periodid bigint NOT NULL,
 	periodtypeid integer,
 	startdate date NOT NULL,
 	enddate date NOT NULL,
-	iso character varying(50) NOT NULL,
 	CONSTRAINT period_pkey PRIMARY KEY (periodid),
-	CONSTRAINT period_iso_key UNIQUE (iso),
 	CONSTRAINT uk_tbkbjga8h4j5u33d7hbcuk66t UNIQUE (periodtypeid, startdate, enddate),
 	CONSTRAINT fk_period_periodtypeid FOREIGN KEY (periodtypeid) REFERENCES periodtype (periodtypeid)
 );
@@ -74,13 +74,13 @@ CREATE TABLE organisationunit (
 	attributevalues jsonb DEFAULT '{}'::jsonb,
 	image bigint,
 	CONSTRAINT organisationunit_pkey PRIMARY KEY (organisationunitid),
-	/* a fresh install really has UNIQUE (code) twice */
 	CONSTRAINT organisationunit_code_key UNIQUE (code),
-	CONSTRAINT uk_ehl4v33tq7hlkmc28vbno1b4n UNIQUE (code),
 	CONSTRAINT uk_g1nrfjv5x04ap1ceohiwah380 UNIQUE (uid),
 	CONSTRAINT uk_pw2bgc9ykjad2obefeqha28t4 UNIQUE (path),
 	CONSTRAINT fk_parentid FOREIGN KEY (parentid) REFERENCES organisationunit (organisationunitid)
 );
+/* a fresh install has this UNIQUE constraint twice; inside CREATE TABLE PostgreSQL would merge the two */
+ALTER TABLE organisationunit ADD CONSTRAINT uk_ehl4v33tq7hlkmc28vbno1b4n UNIQUE (code);
 CREATE INDEX in_organisationunit_hierarchylevel ON organisationunit USING btree (hierarchylevel);
 CREATE INDEX in_organisationunit_path ON organisationunit USING btree (path varchar_pattern_ops);
 CREATE INDEX in_parentid ON organisationunit USING btree (parentid);
@@ -106,10 +106,11 @@ CREATE TABLE orgunitgroup (
 	CONSTRAINT orgunitgroup_name_key UNIQUE (name),
 	CONSTRAINT orgunitgroup_unique_shortname UNIQUE (shortname),
 	CONSTRAINT uk_3phvecdmy2msmcpitqifpcy3c UNIQUE (code),
-	CONSTRAINT uk_lswbn93sime7vmdqqe9lks7ge UNIQUE (uid),
-	CONSTRAINT uk_qwk9qdapql867enp5r7fa0uic UNIQUE (name),
-	CONSTRAINT uk_t0srkng3akwg3pcp5qlwcx06n UNIQUE (shortname)
+	CONSTRAINT uk_lswbn93sime7vmdqqe9lks7ge UNIQUE (uid)
 );
+/* a fresh install has these UNIQUE constraints twice; inside CREATE TABLE PostgreSQL would merge the two */
+ALTER TABLE orgunitgroup ADD CONSTRAINT uk_qwk9qdapql867enp5r7fa0uic UNIQUE (name);
+ALTER TABLE orgunitgroup ADD CONSTRAINT uk_t0srkng3akwg3pcp5qlwcx06n UNIQUE (shortname);
 
 CREATE TABLE orgunitgroupmembers (
 	organisationunitid bigint NOT NULL,
@@ -174,9 +175,10 @@ CREATE TABLE categoryoption (
 	CONSTRAINT dataelementcategoryoption_unique_shortname UNIQUE (shortname),
 	CONSTRAINT uk_4pi5lfmisrt8un89dnb17xrdy UNIQUE (uid),
 	CONSTRAINT uk_mlop2afk26fwowa69lr9a138y UNIQUE (code),
-	CONSTRAINT uk_pbj3u1nk9vnuof8f47utvowmv UNIQUE (name),
-	CONSTRAINT uk_qp9201a4m6jl53sei0huh4l6s UNIQUE (shortname)
+	CONSTRAINT uk_pbj3u1nk9vnuof8f47utvowmv UNIQUE (name)
 );
+/* a fresh install has this UNIQUE constraint twice; inside CREATE TABLE PostgreSQL would merge the two */
+ALTER TABLE categoryoption ADD CONSTRAINT uk_qp9201a4m6jl53sei0huh4l6s UNIQUE (shortname);
 
 CREATE TABLE category (
 	categoryid bigint NOT NULL,
@@ -313,10 +315,11 @@ CREATE TABLE dataelement (
 	CONSTRAINT dataelement_code_key UNIQUE (code),
 	CONSTRAINT uk_2nhc265rlfu3dlc3qouvjdprl UNIQUE (name),
 	CONSTRAINT uk_3r6dr8m9qwa89afngtr43x9jh UNIQUE (uid),
-	CONSTRAINT uk_94srnunkibylfaxt4knxfn58e UNIQUE (code),
 	CONSTRAINT uk_jc27pe1xeptws5xprct7mgxrj UNIQUE (shortname),
 	CONSTRAINT fk_dataelement_categorycomboid FOREIGN KEY (categorycomboid) REFERENCES categorycombo (categorycomboid)
 );
+/* a fresh install has this UNIQUE constraint twice; inside CREATE TABLE PostgreSQL would merge the two */
+ALTER TABLE dataelement ADD CONSTRAINT uk_94srnunkibylfaxt4knxfn58e UNIQUE (code);
 
 CREATE TABLE dataelementgroup (
 	dataelementgroupid bigint NOT NULL,
@@ -335,11 +338,12 @@ CREATE TABLE dataelementgroup (
 	sharing jsonb DEFAULT '{}'::jsonb,
 	CONSTRAINT dataelementgroup_pkey PRIMARY KEY (dataelementgroupid),
 	CONSTRAINT dataelementgroup_unique_shortname UNIQUE (shortname),
-	CONSTRAINT uk_6x37lph70r5mh15a71pf1tj17 UNIQUE (shortname),
 	CONSTRAINT uk_aqbaj76r9qxmnylr6p8kj9g37 UNIQUE (name),
 	CONSTRAINT uk_jo65jc3wyrxfekiu3upk80mtr UNIQUE (code),
 	CONSTRAINT uk_otvwcgv4bxjtqfj3flhrnmgf7 UNIQUE (uid)
 );
+/* a fresh install has this UNIQUE constraint twice; inside CREATE TABLE PostgreSQL would merge the two */
+ALTER TABLE dataelementgroup ADD CONSTRAINT uk_6x37lph70r5mh15a71pf1tj17 UNIQUE (shortname);
 
 CREATE TABLE dataelementgroupmembers (
 	dataelementid bigint NOT NULL,
@@ -455,6 +459,21 @@ CREATE TABLE datavalue (
 	followup boolean,
 	deleted boolean NOT NULL
 );
+
+-- 2.43 columns of period and periodtype -------------------------------------------------------
+
+/*
+ * DHIS2 adds these by migration (V2_43_9/V2_43_17 for iso, V2_43_51 for label), so they are the
+ * last columns of a fresh 2.43 install too. The generator's 2.42 shape sets dve_schema_242 and
+ * never creates them (dropping them later would leave dropped-column slots a fresh 2.42 does not
+ * have); schema_2_42.sql then applies the other 2.42 differences.
+ */
+\if :{?dve_schema_242}
+\else
+ALTER TABLE periodtype ADD COLUMN label character varying(230);
+ALTER TABLE period ADD COLUMN iso character varying(50) NOT NULL;
+ALTER TABLE period ADD CONSTRAINT period_iso_key UNIQUE (iso);
+\endif
 
 \if :{?dve_defer_datavalue_keys}
 \else

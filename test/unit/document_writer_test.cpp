@@ -537,7 +537,7 @@ TEST(DocumentWriterTest, CsvExcludedDefaultCombosAreEmptyFields)
 }
 
 /*
- * CODE BUG (reported): src/pg passes SQL NULL text columns as TextField{data = nullptr}; the CSV row
+ * Regression (fixed): src/pg passes SQL NULL text columns as TextField{data = nullptr}; the CSV row
  * writer hands them to WriteCsvField, whose memcpy(w, nullptr, 0) is undefined behaviour
  * (escape.hpp:159). UBSan prints "null pointer passed as argument 2" for this test; the bytes are right.
  */

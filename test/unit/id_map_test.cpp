@@ -85,7 +85,7 @@ TEST(IdMapTest, NegativeZeroAndExtremeIds)
 }
 
 /*
- * CODE BUG (reported): INT64_MIN is the empty-slot marker (id_map.hpp:58), so Get(INT64_MIN) matches
+ * Regression (fixed): INT64_MIN is the empty-slot marker (id_map.hpp:58), so Get(INT64_MIN) matches
  * the first empty slot on its probe path and returns that slot's stale index (0) instead of kNotFound
  * (id_map.hpp:40-41). Database ids never take that value in DHIS2, but the type is a bigint.
  */

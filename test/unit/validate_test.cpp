@@ -584,7 +584,7 @@ TEST(ValidateTest, NegativeOffsetBecomesAbsolute)
 }
 
 /*
- * CODE BUG (reported): offset => -9223372036854775808 is accepted by both entry points (bigint
+ * Regression (fixed): offset => -9223372036854775808 is accepted by both entry points (bigint
  * parameter; query_string.cpp parses INT64_MIN), and validate.cpp:340 then evaluates -INT64_MIN,
  * which is signed overflow (undefined; UBSan: "negation of -9223372036854775808 cannot be
  * represented"). The result must not be a negative offset; a clamp or an error would both do.
