@@ -125,6 +125,7 @@ EncodeRow(const DataValueRow &row, OutputBuffer &out)
 	const size_t texts = (row.value.is_null ? 0 : row.value.size) + (row.stored_by.is_null ? 0 : row.stored_by.size) +
 	                     (row.comment.is_null ? 0 : row.comment.size);
 	char *w = out.Reserve(kCompactRowHeader + texts);
+	w = Store<uint32_t>(w, static_cast<uint32_t>(kCompactRowHeader + texts));
 	for (size_t k = 0; k < kIdKindCount; k++)
 		w = Store<uint32_t>(w, row.ids[k]);
 	w = Store<int64_t>(w, row.created);
@@ -142,18 +143,11 @@ EncodeRow(const DataValueRow &row, OutputBuffer &out)
 	out.Commit(w);
 }
 
-size_t
-EncodedRowSize(const char *p) noexcept
-{
-	p += kIdKindCount * 4 + 8 + 8 + 2;
-	const uint32_t a = Load<uint32_t>(p), b = Load<uint32_t>(p), c = Load<uint32_t>(p);
-	return kCompactRowHeader + TextBytes(a) + TextBytes(b) + TextBytes(c);
-}
-
 DataValueRow
 DecodeRow(const char *p) noexcept
 {
 	DataValueRow row;
+	p += sizeof(uint32_t); /* the record size */
 	for (size_t k = 0; k < kIdKindCount; k++)
 		row.ids[k] = Load<uint32_t>(p);
 	row.created = Load<int64_t>(p);
@@ -171,6 +165,13 @@ DecodeRow(const char *p) noexcept
 		p += fields[i]->size;
 	}
 	return row;
+}
+
+RowSorter::RowSorter(SortKeyPlan plan, size_t run_budget) : plan_(std::move(plan)), run_budget_(run_budget)
+{
+	/* Rows are at least a header; entries take their share of the budget as the run fills. */
+	arena_.Reserve(run_budget);
+	entries_.reserve(run_budget / (kCompactRowHeader + sizeof(Entry)));
 }
 
 void
@@ -215,7 +216,7 @@ RunMerger::RunMerger(SortKeyPlan plan, size_t runs) : plan_(std::move(plan)), cu
 bool
 RunMerger::Cursor::HasRecord() const noexcept
 {
-	return Available() >= kCompactRowHeader && Available() >= EncodedRowSize(window.data() + position);
+	return Available() >= sizeof(uint32_t) && Available() >= EncodedRowSize(window.data() + position);
 }
 
 size_t
@@ -224,8 +225,8 @@ RunMerger::BytesWanted(size_t run) const noexcept
 	const Cursor &c = cursors_[run];
 	if (c.exhausted)
 		return 0;
-	if (c.Available() < kCompactRowHeader)
-		return kCompactRowHeader - c.Available();
+	if (c.Available() < sizeof(uint32_t))
+		return sizeof(uint32_t) - c.Available();
 	const size_t need = EncodedRowSize(c.window.data() + c.position);
 	return c.Available() < need ? need - c.Available() : 0;
 }

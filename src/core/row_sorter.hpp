@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "core/document_writer.hpp"
@@ -68,18 +69,25 @@ KeyLess(const SortKey &a, const SortKey &b) noexcept
 }
 
 /*
- * Compact row encoding: fixed header (ids, timestamps, flags, text lengths with a NULL marker)
- * then the text bytes. Decoded rows point into the encoded bytes.
+ * Compact row encoding: the record's total size, a fixed header (ids, timestamps, flags, text
+ * lengths with a NULL marker), then the text bytes. Decoded rows point into the encoded bytes.
  */
-inline constexpr size_t kCompactRowHeader = kIdKindCount * 4 + 8 + 8 + 2 + 3 * 4;
+inline constexpr size_t kCompactRowHeader = 4 + kIdKindCount * 4 + 8 + 8 + 2 + 3 * 4;
 void EncodeRow(const DataValueRow &row, OutputBuffer &out);
-/* Size of the record starting at p, given at least kCompactRowHeader bytes. */
-size_t EncodedRowSize(const char *p) noexcept;
+/* Size of the record starting at p, given at least its first four bytes. */
+inline size_t
+EncodedRowSize(const char *p) noexcept
+{
+	uint32_t size;
+	std::memcpy(&size, p, sizeof size);
+	return size;
+}
 DataValueRow DecodeRow(const char *p) noexcept;
 
 class RowSorter {
   public:
-	RowSorter(SortKeyPlan plan, size_t run_budget) : plan_(std::move(plan)), run_budget_(run_budget) {}
+	/* Reserves the whole run budget up front: no copying while a run grows. May throw. */
+	RowSorter(SortKeyPlan plan, size_t run_budget);
 
 	void Add(const DataValueRow &row);
 	bool RunFull() const noexcept { return arena_.Size() + entries_.size() * sizeof(Entry) >= run_budget_; }

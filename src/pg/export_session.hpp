@@ -61,6 +61,9 @@ struct ExportState {
 	std::vector<int64_t> org_unit_ids;
 	std::vector<int64_t> period_ids;
 	bool filter_periods = false;
+	/* The data element / org unit set is every row of its table (the scan need not filter). */
+	bool all_data_elements = false;
+	bool all_org_units = false;
 	std::vector<int64_t> category_option_combo_ids;
 	std::vector<int64_t> attribute_option_combo_ids;
 	bool filter_attribute_option_combos = false;

@@ -548,6 +548,27 @@ ProfileDataValues(ExportSession *session)
 
 } // namespace
 
+/* Number of rows of a metadata table. May ereport. */
+int64
+CountRows(const char *table)
+{
+	RunMetadataQuery(psprintf("SELECT count(*) FROM %s", table), 0, nullptr, nullptr);
+	return GetInt64(SPI_tuptable->vals[0], 1);
+}
+
+/*
+ * Filter sets that cover a whole table are left out of the main query: the hashed ANY test
+ * per row is then pure cost (the common "whole country, all data sets" export).
+ */
+void
+MarkCompleteFilterSets(ExportState *state)
+{
+	state->all_data_elements = static_cast<int64>(state->data_element_ids.size()) == CountRows("dataelement");
+	state->all_org_units = static_cast<int64>(state->org_unit_ids.size()) == CountRows("organisationunit");
+	if (state->filter_periods && static_cast<int64>(state->period_ids.size()) == CountRows("period"))
+		state->filter_periods = false;
+}
+
 /* Resolve every lookup of the export and prepare the writer. Call inside SPI. May ereport. */
 void
 ResolveMetadata(ExportSession *session)
@@ -558,6 +579,7 @@ ResolveMetadata(ExportSession *session)
 	ResolvePeriods(state);
 	ResolveOptionCombos(state);
 	ResolveCompleteDate(state);
+	MarkCompleteFilterSets(state);
 	ProfileDataValues(session);
 	DVE_CORE(state->document = core::PrepareDocument(state->plan, state->metadata));
 }

@@ -93,7 +93,7 @@ ReadTimestamp(Datum datum, const char *column)
 }
 
 /* Sorted runs never exceed this many bytes of compact rows plus keys. */
-constexpr size_t kSortRunBytes = 48 * 1024 * 1024;
+constexpr size_t kSortRunBytes = 40 * 1024 * 1024;
 
 /* Sort the current run and write it to a new temporary file. May ereport. */
 void
@@ -292,29 +292,40 @@ AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *para
 {
 	ExportState *state = session->state;
 	bool first = true;
-	auto add_ids = [&](const std::vector<int64_t> &ids, const char *column) {
+	const auto clause = [&]() {
+		appendStringInfoString(sql, first ? " WHERE " : " AND ");
+		first = false;
+	};
+	const auto add_ids = [&](const std::vector<int64_t> &ids, const char *column) {
 		Datum *items = static_cast<Datum *>(palloc(sizeof(Datum) * (ids.size() + 1)));
 		for (size_t i = 0; i < ids.size(); i++)
 			items[i] = Int64GetDatum(ids[i]);
 		const Datum array = PointerGetDatum(
 		    construct_array(items, static_cast<int>(ids.size()), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 		const int n = AddParam(params, INT8ARRAYOID, array);
-		appendStringInfo(sql, "%s %s = ANY($%d)", first ? " WHERE" : " AND", column, n);
-		first = false;
+		clause();
+		appendStringInfo(sql, "%s = ANY($%d)", column, n);
 	};
-	add_ids(state->data_element_ids, "dv.dataelementid");
-	add_ids(state->org_unit_ids, "dv.sourceid");
+	/* A set that holds every row of its table filters nothing: leave it out of the scan. */
+	if (!state->all_data_elements)
+		add_ids(state->data_element_ids, "dv.dataelementid");
+	if (!state->all_org_units)
+		add_ids(state->org_unit_ids, "dv.sourceid");
 	if (state->filter_periods)
 		add_ids(state->period_ids, "dv.periodid");
 	if (!state->category_option_combo_ids.empty())
 		add_ids(state->category_option_combo_ids, "dv.categoryoptioncomboid");
 	if (state->filter_attribute_option_combos)
 		add_ids(state->attribute_option_combo_ids, "dv.attributeoptioncomboid");
-	if (session->has_last_updated_cutoff)
-		appendStringInfo(sql, " AND dv.lastupdated >= $%d",
+	if (session->has_last_updated_cutoff) {
+		clause();
+		appendStringInfo(sql, "dv.lastupdated >= $%d",
 		                 AddParam(params, TIMESTAMPOID, TimestampGetDatum(session->last_updated_cutoff)));
-	if (!state->plan.request.include_deleted)
-		appendStringInfoString(sql, " AND dv.deleted = false");
+	}
+	if (!state->plan.request.include_deleted) {
+		clause();
+		appendStringInfoString(sql, "dv.deleted = false");
+	}
 }
 
 bool
