@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# bench/run.sh - the datavalue_export benchmark, end to end, in one command.
+#
+#   bench/run.sh [--values N] [--reps K] [--scaling] [--micro | --micro-only]
+#                [--no-setup] [--recreate] [--only a,b,...]
+#
+#   --values N     demo database size (default 1000000; 10000000 on request)
+#   --reps K       timed repetitions per variant, interleaved (default 5)
+#   --scaling      run N and 10*N values and judge "time linear, memory flat"
+#   --micro        also build and run the Google Benchmark micro-benchmarks (bench/micro)
+#   --micro-only   only the micro-benchmarks (no database)
+#   --no-setup     skip scripts/setup.sh (it rebuilds, reinstalls and RESTARTS the cluster);
+#                  measures whatever library the running cluster has loaded
+#   --recreate     rebuild the demo database even if a matching one exists
+#   --only LIST    comma-separated variant names (development; see bench/README.md)
+#
+# Steps: scripts/setup.sh; create or reuse the demo database bench_<N> (demo/create_demo_db.sh;
+# reused when its marker, a database comment, says N values and the value count still matches);
+# (re)create the extension in it; VACUUM ANALYZE; then bench/bench.py warms up and measures
+# every variant and prints the report, also written to bench/results/<UTC timestamp>.md.
+# Method, variants and how to read the targets: bench/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VALUES=1000000
+REPS=5
+SCALING=0
+MICRO=0
+MICRO_ONLY=0
+SETUP=1
+RECREATE=0
+ONLY=""
+
+usage() {
+	sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+while (($#)); do
+	case "$1" in
+	--values) VALUES=${2:?}; shift 2 ;;
+	--values=*) VALUES=${1#*=}; shift ;;
+	--reps) REPS=${2:?}; shift 2 ;;
+	--reps=*) REPS=${1#*=}; shift ;;
+	--scaling) SCALING=1; shift ;;
+	--micro) MICRO=1; shift ;;
+	--micro-only) MICRO=1; MICRO_ONLY=1; shift ;;
+	--no-setup) SETUP=0; shift ;;
+	--recreate) RECREATE=1; shift ;;
+	--only) ONLY=${2:?}; shift 2 ;;
+	--only=*) ONLY=${1#*=}; shift ;;
+	-h | --help) usage ;;
+	*) echo "run.sh: unknown argument $1" >&2; usage ;;
+	esac
+done
+[[ $VALUES =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --values must be a positive integer" >&2; exit 2; }
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --reps must be a positive integer" >&2; exit 2; }
+
+log() { echo "bench: $*" >&2; }
+
+if ((SETUP)); then
+	bash scripts/setup.sh >&2
+fi
+eval "$(test/cluster.sh env)"
+export PGHOST PGPORT PGUSER
+
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+PSQL=(psql -X -A -t -q -v ON_ERROR_STOP=1)
+
+# create_or_reuse N: make sure database bench_N holds the demo with N values; prints its name.
+create_or_reuse() {
+	local n=$1 db="bench_$1" marker count want generator
+	if [ ! -x demo/create_demo_db.sh ] && [ ! -f demo/create_demo_db.sh ]; then
+		echo "run.sh: demo/create_demo_db.sh is missing" >&2
+		exit 1
+	fi
+	generator=$(cat demo/create_demo_db.sh demo/*.sql 2>/dev/null | sha1sum | cut -c1-12)
+	marker=$("${PSQL[@]}" -d postgres -c \
+		"SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = '$db'")
+	if ((!RECREATE)) && [[ $marker =~ ^datavalue_export\ bench:\ values=$n\ count=([0-9]+)\ generator=([0-9a-f]+) ]]; then
+		want=${BASH_REMATCH[1]}
+		count=$("${PSQL[@]}" -d "$db" -c "SELECT count(*) FROM datavalue")
+		if [ "$count" = "$want" ]; then
+			if [ "${BASH_REMATCH[2]}" != "$generator" ]; then
+				log "$db: reusing it, but demo/ changed since it was generated (--recreate to rebuild)"
+			else
+				log "$db: reusing it ($count values)"
+			fi
+			echo "$db"
+			return
+		fi
+		log "$db: holds $count values, its marker says $want; rebuilding"
+	fi
+	log "$db: generating the demo database with $n values (demo/create_demo_db.sh)"
+	"${PSQL[@]}" -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >&2
+	bash demo/create_demo_db.sh --values "$n" --schema 2.43 "$db" >&2
+	count=$("${PSQL[@]}" -d "$db" -c "SELECT count(*) FROM datavalue")
+	"${PSQL[@]}" -d postgres -c \
+		"COMMENT ON DATABASE $db IS 'datavalue_export bench: values=$n count=$count generator=$generator'" >&2
+	log "$db: generated ($count values)"
+	echo "$db"
+}
+
+# prepare DB: current extension SQL, fresh statistics and visibility map.
+prepare() {
+	local db=$1
+	"${PSQL[@]}" -d "$db" -c "DROP EXTENSION IF EXISTS datavalue_export" >&2
+	"${PSQL[@]}" -d "$db" -c "CREATE EXTENSION datavalue_export" >&2
+	log "$db: VACUUM ANALYZE"
+	"${PSQL[@]}" -d "$db" -c "VACUUM ANALYZE" >&2
+}
+
+ARGS=(--reps "$REPS" --stamp "$STAMP")
+[ -n "$ONLY" ] && ARGS+=(--only "$ONLY")
+
+if ((!MICRO_ONLY)); then
+	SIZES=("$VALUES")
+	((SCALING)) && SIZES+=($((VALUES * 10)))
+	for n in "${SIZES[@]}"; do
+		db=$(create_or_reuse "$n")
+		prepare "$db"
+		ARGS+=(--db "$n=$db")
+	done
+fi
+
+if ((MICRO)); then
+	log "building the micro-benchmarks (build/bench, Release)"
+	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DDVE_BENCH=ON >/dev/null
+	cmake --build build/bench --target micro_bench -j"$(nproc)" >/dev/null
+fi
+
+# The micro-benchmarks run before the database benchmark, never at the same time; bench.py puts
+# their summary into the one report.
+if ((MICRO)); then
+	mkdir -p bench/results
+	MICRO_JSON="bench/results/$STAMP-micro.json"
+	log "running the micro-benchmarks"
+	build/bench/micro_bench --benchmark_out="$MICRO_JSON" --benchmark_out_format=json >&2
+	ARGS+=(--micro-json "$MICRO_JSON")
+fi
+
+python3 bench/bench.py "${ARGS[@]}"
