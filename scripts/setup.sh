@@ -32,7 +32,14 @@ echo "setup: building and installing the extension"
 make -s -j"$(nproc)" ${ERROR_ON_WARNING:+ERROR_ON_WARNING=$ERROR_ON_WARNING} >/dev/null
 make -s install >/dev/null
 
-# The cluster preloads the library (for the COPY command tag), so restart it after an install.
-test/cluster.sh stop
+# The cluster preloads the library (for the COPY command tag): restart it only when the
+# installed library differs from the one it started with, so a running cluster is left alone.
+installed="$(pg_config --pkglibdir)/datavalue_export.so"
+stamp="${DVE_PGROOT:-/tmp/datavalue_export_pg}/loaded-library.md5"
+want=$(md5sum "$installed" | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+	test/cluster.sh stop
+fi
 test/cluster.sh start >/dev/null
+echo "$want" >"$stamp"
 echo "setup: cluster running ($(test/cluster.sh env))"

@@ -64,6 +64,21 @@ inline constexpr JsonEscapeTable kJsonEscape{};
 inline constexpr uint64_t kOnes = 0x0101010101010101ULL;
 inline constexpr uint64_t kHighs = 0x8080808080808080ULL;
 
+/* Nonzero when any of the eight bytes equals c. */
+inline uint64_t
+WordHasByte(uint64_t x, unsigned char c) noexcept
+{
+	const uint64_t y = x ^ (kOnes * c);
+	return (y - kOnes) & ~y & kHighs;
+}
+
+/* Nonzero when any of the eight bytes is one CSV must quote for: '"', ',', LF, CR. */
+inline uint64_t
+CsvWordNeedsQuote(uint64_t x) noexcept
+{
+	return WordHasByte(x, '"') | WordHasByte(x, ',') | WordHasByte(x, '\n') | WordHasByte(x, '\r');
+}
+
 /* Nonzero when any of the eight bytes is below 0x20, '"' or '\'. */
 inline uint64_t
 JsonWordNeedsEscape(uint64_t x) noexcept
@@ -146,8 +161,12 @@ WriteCsvField(char *w, const char *s, size_t n, bool first_column) noexcept
 {
 	TrimJava(s, n);
 	bool quote = first_column && (n == 0 || s[0] == '#');
+	/* Fast path: most fields hold nothing to quote; find that eight bytes at a time. */
+	size_t clean = 0;
+	while (clean + 8 <= n && !detail::CsvWordNeedsQuote(detail::LoadWord(s + clean)))
+		clean += 8;
 	size_t quotes = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = clean; i < n; i++) {
 		const char c = s[i];
 		if (c == '"') {
 			quotes++;

@@ -83,43 +83,49 @@ WriteDhis2Timestamp(char *w, int64_t pg_micros) noexcept
 }
 
 /*
- * WriteDhis2Timestamp with the date part of the last day kept: consecutive values are mostly
- * from the same day, and the calendar arithmetic is most of the cost.
+ * WriteDhis2Timestamp with the last text kept: consecutive timestamps are mostly the same
+ * instant or the same day, and the calendar arithmetic is most of the cost.
  */
 class TimestampFormatter {
   public:
 	char *Write(char *w, int64_t pg_micros) noexcept
 	{
 		const int64_t millis = FloorDiv(pg_micros, 1000);
-		const int64_t day = FloorDiv(millis, 86400000);
-		if (day != cached_day_) {
-			char *end = WriteDhis2Timestamp(date_, pg_micros);
-			date_length_ = static_cast<size_t>(end - date_) - 18; /* "THH:mm:ss.SSS+0000" */
-			cached_day_ = day;
+		/* created and lastupdated are often the same instant, and rows often share a day. */
+		if (millis != cached_millis_) {
+			const int64_t day = FloorDiv(millis, 86400000);
+			if (day != cached_day_) {
+				char *end = WriteDhis2Timestamp(text_, pg_micros);
+				text_length_ = static_cast<size_t>(end - text_);
+				cached_day_ = day;
+			} else {
+				/* Same day: rewrite the time of day in place; the date part keeps its length. */
+				char *w2 = text_ + text_length_ - 18;
+				const int32_t ms_of_day = static_cast<int32_t>(millis - day * 86400000);
+				const int32_t ms = ms_of_day % 1000;
+				const int32_t secs = ms_of_day / 1000;
+				*w2++ = 'T';
+				w2 = detail::TwoDigits(w2, secs / 3600);
+				*w2++ = ':';
+				w2 = detail::TwoDigits(w2, secs / 60 % 60);
+				*w2++ = ':';
+				w2 = detail::TwoDigits(w2, secs % 60);
+				*w2++ = '.';
+				w2[0] = static_cast<char>('0' + ms / 100);
+				w2[1] = static_cast<char>('0' + ms / 10 % 10);
+				w2[2] = static_cast<char>('0' + ms % 10);
+			}
+			cached_millis_ = millis;
 		}
-		std::memcpy(w, date_, date_length_);
-		w += date_length_;
-		const int32_t ms_of_day = static_cast<int32_t>(millis - day * 86400000);
-		const int32_t ms = ms_of_day % 1000;
-		const int32_t secs = ms_of_day / 1000;
-		*w++ = 'T';
-		w = detail::TwoDigits(w, secs / 3600);
-		*w++ = ':';
-		w = detail::TwoDigits(w, secs / 60 % 60);
-		*w++ = ':';
-		w = detail::TwoDigits(w, secs % 60);
-		*w++ = '.';
-		w[0] = static_cast<char>('0' + ms / 100);
-		w[1] = static_cast<char>('0' + ms / 10 % 10);
-		w[2] = static_cast<char>('0' + ms % 10);
-		std::memcpy(w + 3, "+0000", 5);
-		return w + 8;
+		std::memcpy(w, text_, text_length_);
+		return w + text_length_;
 	}
 
   private:
+	int64_t cached_millis_ = INT64_MIN;
 	int64_t cached_day_ = INT64_MIN;
-	char date_[kTimestampMax];
-	size_t date_length_ = 0;
+	char text_[kTimestampMax];
+	size_t text_length_ = 0;
 };
 
 } // namespace datavalue_export::core

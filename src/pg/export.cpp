@@ -23,6 +23,8 @@ void _PG_init(void);
 
 namespace datavalue_export::pg {
 
+int sort_run_memory_kb = 16 * 1024;
+
 namespace {
 
 /* Positions of the named parameters of export_datavalues_json/_csv (datavalue_export--1.0.sql). */
@@ -323,5 +325,11 @@ DVE_PG_FUNCTION(datavalue_export_query)
 void
 _PG_init(void)
 {
+	DefineCustomIntVariable(
+	    "datavalue_export.sort_run_memory",
+	    "Memory for one sorted run of an ordered export; larger exports spill runs to temporary files.",
+	    "Smaller runs also sort faster; memory use of an export stays near this size.", &pg::sort_run_memory_kb,
+	    16 * 1024, 64, 1024 * 1024, PGC_USERSET, GUC_UNIT_KB, nullptr, nullptr, nullptr);
+	MarkGUCPrefixReserved("datavalue_export");
 	pg::InstallCopyTagHook();
 }

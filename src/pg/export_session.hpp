@@ -30,6 +30,9 @@ extern "C" {
 
 namespace datavalue_export::pg {
 
+/* datavalue_export.sort_run_memory (kB): the size of one sorted run (export.cpp). */
+extern int sort_run_memory_kb;
+
 /* Flush rendered text to the client (or to a result row) once this much has accumulated. */
 inline constexpr size_t kFlushBytes = 256 * 1024;
 

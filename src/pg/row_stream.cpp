@@ -92,9 +92,6 @@ ReadTimestamp(Datum datum, const char *column)
 	return ts;
 }
 
-/* Sorted runs never exceed this many bytes of compact rows plus keys. */
-constexpr size_t kSortRunBytes = 40 * 1024 * 1024;
-
 /* Sort the current run and write it to a new temporary file. May ereport. */
 void
 SpillRun(ExportSession *session)
@@ -141,7 +138,8 @@ RefillRun(ExportSession *session, size_t run, char *buffer, size_t buffer_size)
 		size_t want = state->merger->BytesWanted(run);
 		if (want == 0)
 			return;
-		size_t got = BufFileRead(state->run_files[run], buffer, Max(want, buffer_size));
+		/* Records can exceed the buffer (two 50,000-character texts): read it full, repeatedly. */
+		size_t got = BufFileRead(state->run_files[run], buffer, buffer_size);
 		if (got == 0) {
 			state->merger->MarkExhausted(run);
 			return;
@@ -171,7 +169,7 @@ EmitSortedRows(ExportSession *session)
 		SpillRun(session);
 	const size_t runs = state->run_files.size();
 	DVE_CORE(state->merger = std::make_unique<core::RunMerger>(state->sorter->Plan(), runs));
-	const size_t buffer_size = 256 * 1024;
+	const size_t buffer_size = 64 * 1024;
 	char *buffer = static_cast<char *>(MemoryContextAlloc(session->context, buffer_size));
 	for (size_t r = 0; r < runs; r++) {
 		if (BufFileSeek(state->run_files[r], 0, 0, SEEK_SET) != 0)
@@ -408,8 +406,8 @@ StreamDataValues(ExportSession *session)
 	/* Ordered exports sort in C++ (row_sorter.hpp): the query never sorts and never joins. */
 	const bool ordered = !state->plan.unordered;
 	if (ordered) {
-		DVE_CORE(state->sorter =
-		             std::make_unique<core::RowSorter>(core::PlanSortKey(state->plan.order), kSortRunBytes));
+		const size_t run_bytes = static_cast<size_t>(sort_run_memory_kb) * 1024;
+		DVE_CORE(state->sorter = std::make_unique<core::RowSorter>(core::PlanSortKey(state->plan.order), run_bytes));
 		session->rows_to_skip = state->plan.request.offset ? static_cast<uint64>(*state->plan.request.offset) : 0;
 		session->rows_left = state->plan.request.limit ? *state->plan.request.limit : -1;
 	} else {
