@@ -51,6 +51,25 @@ YearDigits(char *w, int32_t y) noexcept
 		*w++ = tmp[--n];
 	return w;
 }
+/* "THH:mm:ss.SSS+0000" for a millisecond of the day. */
+inline char *
+TimeOfDay(char *w, int32_t ms_of_day) noexcept
+{
+	const int32_t ms = ms_of_day % 1000;
+	const int32_t secs = ms_of_day / 1000;
+	*w++ = 'T';
+	w = TwoDigits(w, secs / 3600);
+	*w++ = ':';
+	w = TwoDigits(w, secs / 60 % 60);
+	*w++ = ':';
+	w = TwoDigits(w, secs % 60);
+	*w++ = '.';
+	w[0] = static_cast<char>('0' + ms / 100);
+	w[1] = static_cast<char>('0' + ms / 10 % 10);
+	w[2] = static_cast<char>('0' + ms % 10);
+	std::memcpy(w + 3, "+0000", 5);
+	return w + 8;
+}
 } // namespace detail
 
 /* Write the DHIS2 text of a finite PostgreSQL timestamp. Reserve kTimestampMax bytes. */
@@ -59,27 +78,14 @@ WriteDhis2Timestamp(char *w, int64_t pg_micros) noexcept
 {
 	const int64_t millis = FloorDiv(pg_micros, 1000);
 	const int64_t day = FloorDiv(millis, 86400000);
-	int64_t ms_of_day = millis - day * 86400000;
+	const int64_t ms_of_day = millis - day * 86400000;
 	const CivilDate date = CivilFromDays(static_cast<int32_t>(day));
 	w = detail::YearDigits(w, date.year);
 	*w++ = '-';
 	w = detail::TwoDigits(w, date.month);
 	*w++ = '-';
 	w = detail::TwoDigits(w, date.day);
-	*w++ = 'T';
-	const int32_t ms = static_cast<int32_t>(ms_of_day % 1000);
-	int32_t secs = static_cast<int32_t>(ms_of_day / 1000);
-	w = detail::TwoDigits(w, secs / 3600);
-	*w++ = ':';
-	w = detail::TwoDigits(w, secs / 60 % 60);
-	*w++ = ':';
-	w = detail::TwoDigits(w, secs % 60);
-	*w++ = '.';
-	w[0] = static_cast<char>('0' + ms / 100);
-	w[1] = static_cast<char>('0' + ms / 10 % 10);
-	w[2] = static_cast<char>('0' + ms % 10);
-	std::memcpy(w + 3, "+0000", 5);
-	return w + 8;
+	return detail::TimeOfDay(w, static_cast<int32_t>(ms_of_day));
 }
 
 /*
@@ -100,20 +106,7 @@ class TimestampFormatter {
 				cached_day_ = day;
 			} else {
 				/* Same day: rewrite the time of day in place; the date part keeps its length. */
-				char *w2 = text_ + text_length_ - 18;
-				const int32_t ms_of_day = static_cast<int32_t>(millis - day * 86400000);
-				const int32_t ms = ms_of_day % 1000;
-				const int32_t secs = ms_of_day / 1000;
-				*w2++ = 'T';
-				w2 = detail::TwoDigits(w2, secs / 3600);
-				*w2++ = ':';
-				w2 = detail::TwoDigits(w2, secs / 60 % 60);
-				*w2++ = ':';
-				w2 = detail::TwoDigits(w2, secs % 60);
-				*w2++ = '.';
-				w2[0] = static_cast<char>('0' + ms / 100);
-				w2[1] = static_cast<char>('0' + ms / 10 % 10);
-				w2[2] = static_cast<char>('0' + ms % 10);
+				detail::TimeOfDay(text_ + text_length_ - 18, static_cast<int32_t>(millis - day * 86400000));
 			}
 			cached_millis_ = millis;
 		}

@@ -160,6 +160,19 @@ LoadIdentifiers(const char *sql, const std::vector<int64_t> &ids, std::vector<co
 	}
 }
 
+/* Append the first column of every row of sql ($1 = int8[] of owner ids) to ids. May ereport. */
+void
+AppendMemberIds(const char *sql, const std::vector<int64_t> &owners, std::vector<int64_t> *ids)
+{
+	Oid types[1] = {INT8ARRAYOID};
+	Datum values[1] = {Int8Array(owners)};
+	RunMetadataQuery(sql, 1, types, values);
+	for (uint64 i = 0; i < SPI_processed; i++) {
+		int64 id = GetInt64(SPI_tuptable->vals[i], 1);
+		DVE_CORE(ids->push_back(id));
+	}
+}
+
 void
 ResolveDataSetsAndElements(ExportState *state)
 {
@@ -179,14 +192,8 @@ ResolveDataSetsAndElements(ExportState *state)
 	std::vector<int64_t> *element_ids = &state->data_element_ids;
 	ResolveKeys(kDataElement, plan.input_data_element_scheme, fallback, request.data_element, element_ids);
 	if (!data_set_ids->empty()) {
-		Oid types[1] = {INT8ARRAYOID};
-		Datum values[1] = {Int8Array(*data_set_ids)};
-		RunMetadataQuery("SELECT DISTINCT dataelementid FROM datasetelement WHERE datasetid = ANY($1)", 1, types,
-		                 values);
-		for (uint64 i = 0; i < SPI_processed; i++) {
-			int64 id = GetInt64(SPI_tuptable->vals[i], 1);
-			DVE_CORE(element_ids->push_back(id));
-		}
+		AppendMemberIds("SELECT DISTINCT dataelementid FROM datasetelement WHERE datasetid = ANY($1)", *data_set_ids,
+		                element_ids);
 	}
 
 	if (!request.data_element_group.empty()) {
@@ -194,15 +201,8 @@ ResolveDataSetsAndElements(ExportState *state)
 		DVE_CORE(group_ids->clear());
 		ResolveKeys(kDataElementGroup, plan.input_data_element_group_scheme, fallback, request.data_element_group,
 		            group_ids);
-		Oid types[1] = {INT8ARRAYOID};
-		Datum values[1] = {Int8Array(*group_ids)};
-		RunMetadataQuery(
-		    "SELECT DISTINCT dataelementid FROM dataelementgroupmembers WHERE dataelementgroupid = ANY($1)", 1, types,
-		    values);
-		for (uint64 i = 0; i < SPI_processed; i++) {
-			int64 id = GetInt64(SPI_tuptable->vals[i], 1);
-			DVE_CORE(element_ids->push_back(id));
-		}
+		AppendMemberIds("SELECT DISTINCT dataelementid FROM dataelementgroupmembers WHERE dataelementgroupid = ANY($1)",
+		                *group_ids, element_ids);
 	}
 
 	/* Union without duplicates, then the output identifier of each, in uid order (the sort rank). */
