@@ -106,8 +106,10 @@ DocumentWriter::AddIdentifier(IdKind kind, std::optional<std::string_view> text,
 	const std::string fragment = RenderFragment(kind, text, is_default);
 	table.bytes.append(fragment);
 	table.offsets.push_back(static_cast<uint32_t>(table.bytes.size()));
-	if (fragment.size() > table.max_length)
+	if (fragment.size() > table.max_length) {
+		identifiers_max_ += fragment.size() - table.max_length;
 		table.max_length = fragment.size();
+	}
 	return static_cast<uint32_t>(table.offsets.size() - 2);
 }
 
@@ -212,12 +214,11 @@ DocumentWriter::WriteCsvRow(char *w, const DataValueRow &row) const
 size_t
 DocumentWriter::RowBytesMax(const DataValueRow &row) const noexcept
 {
-	size_t need = kRowFixedMax;
-	for (size_t k = 0; k < kIdKindCount; k++)
-		need += fragments_[k].max_length;
+	const size_t need = kRowFixedMax + identifiers_max_;
 	const size_t texts = (row.value.is_null ? 0 : row.value.size) + (row.stored_by.is_null ? 0 : row.stored_by.size) +
 	                     (row.comment.is_null ? 0 : row.comment.size);
-	return need + (options_.format == Format::kCsv ? CsvFieldMax(texts) * 3 : JsonEscapedMax(texts) + 6);
+	/* Three CSV fields of n bytes in all need at most 2n + 6; JSON escaping at most 6n. */
+	return need + (options_.format == Format::kCsv ? 2 * texts + 6 : JsonEscapedMax(texts) + 6);
 }
 
 char *

@@ -113,6 +113,7 @@ class DocumentWriter {
 
 	DocumentOptions options_;
 	FragmentTable fragments_[kIdKindCount];
+	size_t identifiers_max_ = 0; /* sum of the longest fragment of each kind */
 	mutable TimestampFormatter timestamps_;
 	uint64_t rows_ = 0;
 };

@@ -36,13 +36,6 @@ extern int sort_run_memory_kb;
 /* Flush rendered text to the client (or to a result row) once this much has accumulated. */
 inline constexpr size_t kFlushBytes = 256 * 1024;
 
-/* One period the export may touch, in the order of the period map's indexes. */
-struct PeriodInfo {
-	int64_t id;
-	int32_t start;
-	int32_t end;
-};
-
 struct ExportState {
 	core::ExportRequest request;
 	core::ExportPlan plan;
@@ -71,8 +64,6 @@ struct ExportState {
 	std::vector<int64_t> attribute_option_combo_ids;
 	bool filter_attribute_option_combos = false;
 
-	/* Periods the export may touch, sorted by (start, end). */
-	std::vector<PeriodInfo> periods;
 	bool has_period_iso_column = true;
 
 	/* Ordered exports: rows are sorted here instead of by the main query (row_sorter.hpp). */

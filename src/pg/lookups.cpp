@@ -285,10 +285,10 @@ ResolvePeriods(ExportState *state)
 
 	StringInfoData sql;
 	initStringInfo(&sql);
-	/* Columns: id, iso (2.43) or type name (2.42), start, end. Dates as day numbers. */
+	/* Columns: id, iso (2.43) or type name (2.42), start as a day number. */
 	appendStringInfo(&sql,
-	                 "SELECT pe.periodid, %s, (pe.startdate - DATE '2000-01-01'), (pe.enddate - DATE '2000-01-01') "
-	                 "FROM period pe JOIN periodtype pt ON pt.periodtypeid = pe.periodtypeid",
+	                 "SELECT pe.periodid, %s, (pe.startdate - DATE '2000-01-01')::int8 "
+	                 "FROM period pe LEFT JOIN periodtype pt ON pt.periodtypeid = pe.periodtypeid",
 	                 state->has_period_iso_column ? "pe.iso" : "pt.name");
 	Oid types[3] = {TEXTARRAYOID, DATEOID, DATEOID};
 	Datum values[3] = {0, 0, 0};
@@ -330,7 +330,6 @@ ResolvePeriods(ExportState *state)
 		int64 id = GetInt64(tuple, 1);
 		const char *label = GetText(tuple, 2);
 		int32 start = static_cast<int32>(GetInt64(tuple, 3));
-		int32 end = static_cast<int32>(GetInt64(tuple, 4));
 		const bool computed = !state->has_period_iso_column;
 		DVE_CORE({
 			std::optional<std::string> iso;
@@ -342,7 +341,6 @@ ResolvePeriods(ExportState *state)
 					iso = core::IsoPeriod(*type, start);
 			}
 			objects->push_back(core::Identifier{id, std::move(iso)});
-			state->periods.push_back(PeriodInfo{id, start, end});
 			if (state->filter_periods)
 				state->period_ids.push_back(id);
 		});
