@@ -154,12 +154,20 @@ DetectCopyToStdout(Oid fn_oid, int *target_encoding)
 	return true;
 }
 
-/* One CopyData message. Transport errors surface at the next CHECK_FOR_INTERRUPTS. */
+/*
+ * One CopyData message. pq_putmessage copies a message through libpq's 8 kB send buffer and
+ * flushes it every 8 kB: a 256 kB message became 32 send() calls. The noblock variant grows
+ * the buffer to hold the whole message instead, and the flush right after writes it with as
+ * few calls as the socket allows, so the buffer never holds more than one message.
+ * Transport errors surface at the next CHECK_FOR_INTERRUPTS, as with pq_putmessage.
+ */
 void
 SendCopyData(const char *data, size_t size)
 {
-	if (size > 0)
-		(void)pq_putmessage('d', data, size);
+	if (size == 0)
+		return;
+	pq_putmessage_noblock('d', data, size);
+	(void)pq_flush();
 }
 
 void
