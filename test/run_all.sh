@@ -43,6 +43,15 @@ format_check() {
 	clang-format --dry-run --Werror $files && echo "clang-format: $(echo "$files" | wc -w) files clean"
 }
 
+version_check() {
+	# One version, everywhere: Makefile EXTVERSION, the control file, an install script for it.
+	local version control
+	version=$(sed -n 's/^EXTVERSION = //p' Makefile)
+	control=$(sed -n "s/^default_version = '\(.*\)'/\1/p" datavalue_export.control)
+	[ "$version" = "$control" ] && [ -f "datavalue_export--$version.sql" ] &&
+		echo "version $version: Makefile, control file and install script agree"
+}
+
 regression_tests() {
 	if make -s installcheck; then
 		return 0
@@ -57,6 +66,7 @@ integration_tests() {
 
 run_suite "unit tests (ASan/UBSan)" unit_tests
 run_suite "clang-format" format_check
+run_suite "version" version_check
 run_suite "pg_regress" regression_tests
 run_suite "integration tests" integration_tests
 
