@@ -1,0 +1,45 @@
+"""
+test/integration/test_midstream_error.py
+    An error after part of the document has been sent: the client gets the error, and what it
+    received is visibly incomplete (no closing "]}"), never a document that looks whole. The
+    connection stays usable. The failing row is made inside a transaction that is rolled back:
+    a data value whose created timestamp is infinite, which DHIS2 never stores.
+SPDX-License-Identifier: PostgreSQL
+"""
+import io
+
+import psycopg2
+import pytest
+
+import dve
+
+
+@pytest.mark.parametrize("order", ["none", None])
+def test_error_mid_stream_leaves_an_incomplete_document(fresh_conn, demo_request, order):
+    request = dict(demo_request)
+    if order:
+        request["order"] = order
+    buf = io.BytesIO()
+    assert fresh_conn.autocommit  # the BEGIN below makes the change undoable
+    with fresh_conn.cursor() as cur:
+        cur.execute("BEGIN")
+        # The physically last value of the demo: in an unordered export it comes after
+        # several 256 kB messages have been sent.
+        cur.execute("""UPDATE datavalue SET created = 'infinity'
+                       WHERE ctid = (SELECT max(dv.ctid) FROM datavalue dv
+                                     JOIN period pe ON pe.periodid = dv.periodid
+                                     WHERE NOT dv.deleted AND pe.startdate >= %s AND pe.enddate <= %s)""",
+                    (dve.DEMO_START, dve.DEMO_END))
+        assert cur.rowcount == 1
+        with pytest.raises(psycopg2.Error) as err:
+            cur.copy_expert("COPY (SELECT %s) TO STDOUT" % dve.call("json", **request), buf)
+    assert err.value.pgcode == "22008"
+    assert "infinite" in str(err.value)
+    received = buf.getvalue()
+    assert not received.endswith(b"]}")
+    if order == "none":
+        assert len(received) >= 256 * 1024  # part of the document had already been sent
+    with fresh_conn.cursor() as cur:
+        cur.execute("ROLLBACK")
+        cur.execute("SELECT count(*) FROM datavalue WHERE created = 'infinity'")
+        assert cur.fetchone()[0] == 0
