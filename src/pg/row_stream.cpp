@@ -169,7 +169,13 @@ EmitSortedRows(ExportSession *session)
 		SpillRun(session);
 	const size_t runs = state->run_files.size();
 	DVE_CORE(state->merger = std::make_unique<core::RunMerger>(state->sorter->Plan(), runs));
-	const size_t buffer_size = 64 * 1024;
+	/*
+	 * Each run's read window grows to about one read: share the run budget among the runs
+	 * (between 8 kB and 64 kB a read) so the merge of a very large export stays near it too.
+	 */
+	const size_t run_bytes = static_cast<size_t>(sort_run_memory_kb) * 1024;
+	const size_t buffer_size =
+	    Min(Max(run_bytes / runs, static_cast<size_t>(8 * 1024)), static_cast<size_t>(64 * 1024));
 	char *buffer = static_cast<char *>(MemoryContextAlloc(session->context, buffer_size));
 	for (size_t r = 0; r < runs; r++) {
 		if (BufFileSeek(state->run_files[r], 0, 0, SEEK_SET) != 0)
