@@ -14,10 +14,18 @@
 namespace datavalue_export::pg {
 
 namespace {
+/* Copy a message into a fixed buffer, cut at a character boundary of the server encoding. */
 void
 Copy(char *dst, size_t size, const char *src) noexcept
 {
-	strlcpy(dst, src ? src : "", size);
+	if (src == nullptr) {
+		dst[0] = '\0';
+		return;
+	}
+	const int length = static_cast<int>(strnlen(src, size));
+	const int keep = length < static_cast<int>(size) ? length : pg_mbcliplen(src, length, static_cast<int>(size) - 1);
+	memcpy(dst, src, keep);
+	dst[keep] = '\0';
 }
 } // namespace
 

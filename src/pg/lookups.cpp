@@ -262,7 +262,7 @@ ResolveOrgUnits(ExportState *state)
 		const char *text = GetText(tuple, 2);
 		const char *uid = GetText(tuple, 3);
 		DVE_CORE(objects->push_back(
-		    core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt, false, uid});
+		    core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt, false, uid ? uid : ""});
 		         state->org_unit_ids.push_back(id));
 	}
 }
@@ -370,7 +370,8 @@ ResolveOptionCombos(ExportState *state)
 		const char *aoc_text = GetText(tuple, 3);
 		const char *is_default = GetText(tuple, 4);
 		const bool def = is_default && is_default[0] == 't';
-		const char *uid = GetText(tuple, 5);
+		const char *uid_text = GetText(tuple, 5);
+		const char *uid = uid_text ? uid_text : "";
 		DVE_CORE({
 			cocs->push_back(
 			    core::Identifier{id, coc_text ? std::optional<std::string>(coc_text) : std::nullopt, def, uid});
@@ -419,7 +420,12 @@ ResolveOptionCombos(ExportState *state)
 			         errdetail("DHIS2 2.43 silently drops the filter in this case; the extension refuses, as "
 			                   "DHIS2 2.42 did.")));
 		int64 id = GetInt64(SPI_tuptable->vals[0], 1);
-		DVE_CORE(state->attribute_option_combo_ids.push_back(id));
+		/* The same AOC may also have been named directly: keep each once (header hoisting counts them). */
+		DVE_CORE({
+			std::vector<int64_t> &ids = state->attribute_option_combo_ids;
+			if (std::find(ids.begin(), ids.end(), id) == ids.end())
+				ids.push_back(id);
+		});
 		state->filter_attribute_option_combos = true;
 	}
 	if (state->attribute_option_combo_ids.size() == 1)
