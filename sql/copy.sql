@@ -45,3 +45,12 @@ COPY (SELECT length(c) FROM export_datavalues_csv(data_set => '{MalariaWk01}', p
                                                   org_unit => '{O6uvpzGd5pu}') AS c) TO STDOUT;
 COPY (SELECT c FROM export_datavalues_csv(data_set => '{MalariaWk01}', period => '{2024W1}',
                                           org_unit => '{O6uvpzGd5pu}') AS c) TO STDOUT;
+
+-- A same-named wrapper in another schema that uses the export inside a COPY does not get the
+-- stream handed to the inner call: the COPY carries the wrapper's rows.
+CREATE SCHEMA regress_wrap;
+CREATE FUNCTION regress_wrap.export_datavalues_csv(org_unit text[]) RETURNS SETOF text LANGUAGE sql AS $$
+  SELECT upper(c) FROM public.export_datavalues_csv(data_set => '{MalariaWk01}', period => '{2024W1}',
+                                                    org_unit => org_unit) AS c $$;
+COPY (SELECT regress_wrap.export_datavalues_csv('{O6uvpzGd5pu}')) TO STDOUT;
+DROP SCHEMA regress_wrap CASCADE;

@@ -37,15 +37,27 @@ ActiveCopyStatement()
 	return castNode(CopyStmt, planned->utilityStmt);
 }
 
-/* The call is to this very function: same (unqualified) name. */
+/*
+ * The call is to this very function: a plain call whose name, as the parser would resolve it
+ * (schema qualification and search_path), names only this function. A same-named wrapper in
+ * another schema that calls the export inside a COPY therefore does not hand it the stream.
+ */
 bool
-IsCallOf(Node *node, const char *function_name)
+IsCallOf(Node *node, Oid fn_oid, const char *function_name)
 {
 	if (node == nullptr || !IsA(node, FuncCall))
 		return false;
 	FuncCall *call = castNode(FuncCall, node);
-	return call->agg_order == NIL && call->agg_filter == nullptr && call->over == nullptr && !call->agg_star &&
-	       !call->agg_distinct && !call->func_variadic && strcmp(strVal(llast(call->funcname)), function_name) == 0;
+	if (call->agg_order != NIL || call->agg_filter != nullptr || call->over != nullptr || call->agg_star ||
+	    call->agg_distinct || call->func_variadic || strcmp(strVal(llast(call->funcname)), function_name) != 0)
+		return false;
+	FuncCandidateList candidates = FuncnameGetCandidates(call->funcname, -1, NIL, false, false, false, true);
+	if (candidates == nullptr)
+		return false;
+	for (FuncCandidateList c = candidates; c != nullptr; c = c->next)
+		if (c->oid != fn_oid)
+			return false;
+	return true;
 }
 
 /*
@@ -55,7 +67,7 @@ IsCallOf(Node *node, const char *function_name)
  * a UNION, a wrapper function, LIMIT) gets ordinary result rows.
  */
 bool
-IsDirectExportQuery(Node *query, const char *function_name)
+IsDirectExportQuery(Node *query, Oid fn_oid, const char *function_name)
 {
 	if (query == nullptr || !IsA(query, SelectStmt))
 		return false;
@@ -68,7 +80,7 @@ IsDirectExportQuery(Node *query, const char *function_name)
 		return false;
 	ResTarget *target = linitial_node(ResTarget, select->targetList);
 	if (select->fromClause == NIL)
-		return IsCallOf(target->val, function_name);
+		return IsCallOf(target->val, fn_oid, function_name);
 	if (list_length(select->fromClause) != 1 || target->val == nullptr || !IsA(target->val, ColumnRef))
 		return false;
 	Node *from = static_cast<Node *>(linitial(select->fromClause));
@@ -87,7 +99,7 @@ IsDirectExportQuery(Node *query, const char *function_name)
 	if (!IsA(field, A_Star) && !(IsA(field, String) && strcmp(strVal(field), column_name) == 0))
 		return false;
 	List *item = static_cast<List *>(linitial(range->functions));
-	return IsCallOf(static_cast<Node *>(linitial(item)), function_name);
+	return IsCallOf(static_cast<Node *>(linitial(item)), fn_oid, function_name);
 }
 
 void
@@ -122,7 +134,7 @@ DetectCopyToStdout(Oid fn_oid, int *target_encoding)
 	if (copy == nullptr || copy->is_from)
 		return false;
 	const char *function_name = get_func_name(fn_oid);
-	if (function_name == nullptr || !IsDirectExportQuery(copy->query, function_name))
+	if (function_name == nullptr || !IsDirectExportQuery(copy->query, fn_oid, function_name))
 		return false;
 	if (copy->filename != nullptr || copy->is_program)
 		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

@@ -13,6 +13,7 @@ extern "C" {
 
 #include "access/htup_details.h"
 #include "access/parallel.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/copy.h"
 #include "commands/defrem.h"
