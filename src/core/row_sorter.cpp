@@ -79,6 +79,26 @@ PlanSortKey(const std::vector<OrderKey> &order)
 	return key;
 }
 
+namespace {
+/* The identifier kind whose rank a 32-bit component holds. */
+IdKind
+RankedKind(SortComponent c) noexcept
+{
+	switch (c) {
+	case SortComponent::kDataElement:
+		return IdKind::kDataElement;
+	case SortComponent::kPeriod:
+		return IdKind::kPeriod;
+	case SortComponent::kOrgUnit:
+		return IdKind::kOrgUnit;
+	case SortComponent::kCategoryOptionCombo:
+		return IdKind::kCategoryOptionCombo;
+	default:
+		return IdKind::kAttributeOptionCombo;
+	}
+}
+} // namespace
+
 SortKey
 MakeSortKey(const SortKeyPlan &plan, const DataValueRow &row) noexcept
 {
@@ -88,30 +108,13 @@ MakeSortKey(const SortKeyPlan &plan, const DataValueRow &row) noexcept
 	for (SortComponent c : plan.components) {
 		if (n + 2 > 2 * kSortKeyWords)
 			break; /* cannot happen: at most one 64-bit and five 32-bit components */
-		switch (c) {
-		case SortComponent::kCreated: {
+		if (c == SortComponent::kCreated) {
 			/* Flip the sign bit: signed order as unsigned. */
 			const uint64_t v = static_cast<uint64_t>(row.created) ^ (UINT64_C(1) << 63);
 			halves[n++] = static_cast<uint32_t>(v >> 32);
 			halves[n++] = static_cast<uint32_t>(v);
-			break;
-		}
-		case SortComponent::kDataElement:
-			halves[n++] = row.ids[static_cast<size_t>(IdKind::kDataElement)];
-			break;
-		case SortComponent::kPeriod:
-			halves[n++] = row.ids[static_cast<size_t>(IdKind::kPeriod)];
-			break;
-		case SortComponent::kOrgUnit:
-			halves[n++] = row.ids[static_cast<size_t>(IdKind::kOrgUnit)];
-			break;
-		case SortComponent::kCategoryOptionCombo:
-			halves[n++] = row.ids[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
-			break;
-		case SortComponent::kAttributeOptionCombo:
-			halves[n++] = row.ids[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
-			break;
-		}
+		} else
+			halves[n++] = row.ids[static_cast<size_t>(RankedKind(c))];
 	}
 	SortKey key;
 	for (size_t i = 0; i < kSortKeyWords; i++)
