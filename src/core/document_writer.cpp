@@ -34,11 +34,21 @@ Put(char *w, std::string_view s) noexcept
 	return w + s.size();
 }
 
+template <NonBmp kNonBmp = NonBmp::kRaw>
 inline char *
 PutJsonTextMember(char *w, std::string_view key, const TextField &f) noexcept
 {
 	w = Put(w, key);
-	return WriteJsonString(w, f.data, f.size);
+	return WriteJsonString<kNonBmp>(w, f.data, f.size);
+}
+
+/* A JSON string in the style's escaping (2.42's Jackson escapes characters outside the BMP). */
+inline char *
+WriteStyledJsonString(Style style, char *w, std::string_view text) noexcept
+{
+	if (style == Style::k242)
+		return WriteJsonString<NonBmp::kSurrogateEscapes>(w, text.data(), text.size());
+	return WriteJsonString(w, text.data(), text.size());
 }
 
 inline char *
@@ -93,7 +103,7 @@ DocumentWriter::RenderFragment(IdKind kind, std::optional<std::string_view> text
 	if (text) {
 		const size_t start = out.size();
 		out.resize(start + JsonEscapedMax(text->size()) + 2);
-		char *w = WriteJsonString(out.data() + start, text->data(), text->size());
+		char *w = WriteStyledJsonString(options_.style, out.data() + start, *text);
 		out.resize(static_cast<size_t>(w - out.data()));
 	}
 	return out;
@@ -126,7 +136,7 @@ DocumentWriter::Begin(OutputBuffer &out)
 		w = WriteJsonString(w, member.key.data(), member.key.size());
 		*w++ = ':';
 		if (member.value)
-			w = WriteJsonString(w, member.value->data(), member.value->size());
+			w = WriteStyledJsonString(options_.style, w, *member.value);
 		else
 			w = Put(w, "null");
 		*w++ = ',';
@@ -171,7 +181,7 @@ DocumentWriter::WriteJsonRow242(char *w, const DataValueRow &row) const
 		if (f.is_null)
 			w = Put(Put(w, key), "null");
 		else
-			w = PutJsonTextMember(w, key, f);
+			w = PutJsonTextMember<NonBmp::kSurrogateEscapes>(w, key, f);
 	};
 	nullable(",\"value\":", row.value);
 	nullable(",\"storedBy\":", row.stored_by);
