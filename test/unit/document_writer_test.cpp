@@ -744,6 +744,37 @@ TEST(DocumentPlanTest, EmptyResult)
 	EXPECT_EQ(Render(doc, {}), "{\"dataValues\":[]}");
 }
 
+TEST(DocumentPlanTest, EmptyResultLeavesNonUidOrgUnitAndAocOutOfTheHeader)
+{
+	/* DHIS2 2.43 encodes identifiers from the returned values: none, so a non-UID org unit / AOC
+	 * has no encoding. UID schemes write the identifiers as requested. */
+	ExportRequest r = ExampleRequest();
+	r.attribute_option_combo = {"DonorAaoc01"};
+	ResolvedMetadata m = ExampleMetadata();
+	m.single_attribute_option_combo_id = 41;
+	m.result_is_empty = true;
+	{
+		PreparedDocument doc = Prepare(r, m);
+		EXPECT_EQ(Render(doc, {}), "{\"dataSet\":\"pBOMPrpg1QX\",\"period\":\"202401\",\"orgUnit\":\"DiszpKrYNg8\","
+		                           "\"attributeOptionCombo\":\"aoc2\",\"dataValues\":[]}");
+	}
+	r.org_unit_id_scheme = "CODE";
+	r.attribute_option_combo_id_scheme = "CODE";
+	{
+		PreparedDocument doc = Prepare(r, m);
+		EXPECT_EQ(Render(doc, {}), "{\"dataSet\":\"pBOMPrpg1QX\",\"period\":\"202401\",\"orgUnitIdScheme\":\"CODE\","
+		                           "\"attributeOptionComboIdScheme\":\"CODE\",\"dataValues\":[]}");
+	}
+	/* A non-empty result keeps them. */
+	m.result_is_empty = false;
+	{
+		PreparedDocument doc = Prepare(r, m);
+		EXPECT_EQ(Render(doc, {}), "{\"dataSet\":\"pBOMPrpg1QX\",\"period\":\"202401\",\"orgUnit\":\"DiszpKrYNg8\","
+		                           "\"attributeOptionCombo\":\"aoc2\",\"orgUnitIdScheme\":\"CODE\","
+		                           "\"attributeOptionComboIdScheme\":\"CODE\",\"dataValues\":[]}");
+	}
+}
+
 TEST(DocumentPlanTest, DataSetHeaderOnlyForOneDataSet)
 {
 	ExportRequest r = ExampleRequest();
