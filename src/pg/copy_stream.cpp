@@ -102,6 +102,41 @@ IsDirectExportQuery(Node *query, Oid fn_oid, const char *function_name)
 	return IsCallOf(static_cast<Node *>(linitial(item)), fn_oid, function_name);
 }
 
+/*
+ * True when this invocation is the top-level call of the query being run: the function
+ * expression of the plan's top node (`SELECT f(...)`'s ProjectSet target, or the function of
+ * `SELECT * FROM f(...)`'s FunctionScan), compared by identity with the expression this call
+ * was initialised from. A call of the same function elsewhere in that query, for example
+ * inside a subquery in the arguments (an InitPlan, run before the outer call), is a different
+ * node and gets result rows, so it cannot take over the stream.
+ */
+bool
+IsTopLevelInvocation(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+	Node *expr = fcinfo->flinfo->fn_expr;
+	if (expr == nullptr || rsinfo == nullptr || !IsA(rsinfo, ReturnSetInfo) || rsinfo->econtext == nullptr)
+		return false;
+	EState *estate = rsinfo->econtext->ecxt_estate;
+	if (estate == nullptr || estate->es_plannedstmt == nullptr || estate->es_plannedstmt->planTree == nullptr)
+		return false;
+	Plan *top = estate->es_plannedstmt->planTree;
+	if (IsA(top, FunctionScan)) {
+		ListCell *lc;
+		foreach (lc, castNode(FunctionScan, top)->functions)
+			if (lfirst_node(RangeTblFunction, lc)->funcexpr == expr)
+				return true;
+		return false;
+	}
+	if (!IsA(top, ProjectSet))
+		return false;
+	ListCell *lc;
+	foreach (lc, top->targetlist)
+		if (reinterpret_cast<Node *>(lfirst_node(TargetEntry, lc)->expr) == expr)
+			return true;
+	return false;
+}
+
 void
 CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, ProcessUtilityContext context,
             ParamListInfo params, QueryEnvironment *query_env, DestReceiver *dest, QueryCompletion *qc)
@@ -122,19 +157,21 @@ CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, P
 } // namespace
 
 /*
- * True when the current statement is `COPY (SELECT f(...)) TO STDOUT` for a client, f being
- * the calling function (fn_oid), so we may write CopyData ourselves; sets the target
+ * True when the current statement is `COPY (SELECT f(...)) TO STDOUT` for a client and this is
+ * its top-level call of f, the calling function, so we may write CopyData ourselves; sets the target
  * encoding. Raises an error for COPY forms of such a query we cannot serve (to a file or
  * program, binary, with a header line). May ereport.
  */
 bool
-DetectCopyToStdout(Oid fn_oid, int *target_encoding)
+DetectCopyToStdout(FunctionCallInfo fcinfo, int *target_encoding)
 {
+	const Oid fn_oid = fcinfo->flinfo->fn_oid;
 	CopyStmt *copy = ActiveCopyStatement();
 	if (copy == nullptr || copy->is_from)
 		return false;
 	const char *function_name = get_func_name(fn_oid);
-	if (function_name == nullptr || !IsDirectExportQuery(copy->query, fn_oid, function_name))
+	if (function_name == nullptr || !IsDirectExportQuery(copy->query, fn_oid, function_name) ||
+	    !IsTopLevelInvocation(fcinfo))
 		return false;
 	if (copy->filename != nullptr || copy->is_program)
 		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -176,10 +213,18 @@ DetectCopyToStdout(Oid fn_oid, int *target_encoding)
 void
 SendCopyData(const char *data, size_t size)
 {
-	if (size == 0)
-		return;
-	pq_putmessage_noblock('d', data, size);
-	(void)pq_flush();
+	/*
+	 * libpq's send buffer grows to the largest message and never shrinks (it lives in
+	 * TopMemoryContext), so a 60 MB row sent whole would keep 60 MB in the backend until
+	 * disconnect. Messages are therefore capped; COPY data may be split anywhere.
+	 */
+	while (size > 0) {
+		const size_t piece = size < kMaxCopyMessage ? size : kMaxCopyMessage;
+		pq_putmessage_noblock('d', data, piece);
+		(void)pq_flush();
+		data += piece;
+		size -= piece;
+	}
 }
 
 void

@@ -209,7 +209,7 @@ RunExport(FunctionCallInfo fcinfo, ExportSession *session)
 
 	/* Where the document goes: raw CopyData inside COPY TO STDOUT, else text rows. */
 	int target_encoding = GetDatabaseEncoding();
-	if (DetectCopyToStdout(fcinfo->flinfo->fn_oid, &target_encoding)) {
+	if (DetectCopyToStdout(fcinfo, &target_encoding)) {
 		session->sink = Sink::kCopyStream;
 		session->target_encoding = target_encoding;
 		session->need_transcoding = target_encoding != GetDatabaseEncoding() && GetDatabaseEncoding() != PG_SQL_ASCII &&
@@ -227,6 +227,16 @@ RunExport(FunctionCallInfo fcinfo, ExportSession *session)
 		DVE_CORE(state->gzip = std::make_unique<core::GzipWriter>(state->plan.gzip_engine, state->plan.gzip_level));
 
 	ResolveLastUpdatedCutoff(session);
+	ResolveDhis2Schema(state);
+	/*
+	 * The export's own SQL is schema-qualified throughout; on top of that it runs with
+	 * search_path = pg_catalog, pg_temp, as a SECURITY DEFINER function with SET would, so no
+	 * schema another role can write to takes part in resolving a name. An error unwinds the
+	 * setting with the transaction.
+	 */
+	const int guc_level = NewGUCNestLevel();
+	(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
+	                        false);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	ResolveMetadata(session);
@@ -235,6 +245,7 @@ RunExport(FunctionCallInfo fcinfo, ExportSession *session)
 	DVE_CORE(state->document.writer->End(state->text));
 	FlushText(session, true);
 	SPI_finish();
+	AtEOXact_GUC(true, guc_level);
 
 	if (session->sink == Sink::kCopyStream)
 		NoteExportedRows(session->rows);

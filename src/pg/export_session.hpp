@@ -35,8 +35,14 @@ extern int sort_run_memory_kb;
 
 /* Flush rendered text to the client (or to a result row) once this much has accumulated. */
 inline constexpr size_t kFlushBytes = 256 * 1024;
+/* The largest CopyData message sent (copy_stream.cpp SendCopyData); a normal flush fits whole. */
+inline constexpr size_t kMaxCopyMessage = 2 * kFlushBytes;
 
 struct ExportState {
+	/* The schema of the DHIS2 tables (lookups.cpp ResolveDhis2Schema), quoted for SQL, and its OID. */
+	char dhis2_schema[2 * NAMEDATALEN + 3] = {0};
+	Oid dhis2_schema_oid = InvalidOid;
+
 	core::ExportRequest request;
 	core::ExportPlan plan;
 	core::ResolvedMetadata metadata;
@@ -61,6 +67,7 @@ struct ExportState {
 	bool all_data_elements = false;
 	bool all_org_units = false;
 	std::vector<int64_t> category_option_combo_ids;
+	bool filter_category_option_combos = false;
 	std::vector<int64_t> attribute_option_combo_ids;
 	bool filter_attribute_option_combos = false;
 
@@ -69,7 +76,9 @@ struct ExportState {
 	/* Ordered exports: rows are sorted here instead of by the main query (row_sorter.hpp). */
 	std::unique_ptr<core::RowSorter> sorter;
 	std::unique_ptr<core::RunMerger> merger;
-	std::vector<BufFile *> run_files; /* spilled runs; temporary files, removed at transaction end */
+	std::vector<BufFile *> run_files;    /* spilled runs; temporary files, removed at transaction end */
+	std::vector<BufFile *> merged_files; /* runs written by the current merge pass */
+	int merge_passes = 0;                /* merge passes before the final merge (DEBUG1) */
 	core::OutputBuffer spill_buffer;
 
 	/* Objects rows reference whose identifier is undefined under the output scheme, per IdKind. */
@@ -97,12 +106,13 @@ struct ExportSession {
 };
 
 /* copy_stream.cpp */
-bool DetectCopyToStdout(Oid fn_oid, int *target_encoding);
+bool DetectCopyToStdout(FunctionCallInfo fcinfo, int *target_encoding);
 void SendCopyData(const char *data, size_t size);
 void NoteExportedRows(uint64 rows);
 void InstallCopyTagHook();
 
 /* lookups.cpp */
+void ResolveDhis2Schema(ExportState *state);
 void ResolveMetadata(ExportSession *session);
 
 /* Bound parameters of one datavalue query. */

@@ -41,6 +41,7 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/portal.h"
+#include "utils/rls.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 }

@@ -71,13 +71,14 @@ MapId(const ExportState *state, IdKind kind, Datum datum)
 {
 	const int64 id = DatumGetInt64(datum);
 	const uint32_t index = state->document.maps[static_cast<size_t>(kind)].Get(id);
+	/* The main query filters on the resolved sets, so this is a bug; the id is not shown, as
+	 * it may belong to a row the role must not see. */
 	if (index == core::IdMap::kNotFound)
-		elog(ERROR, "data value references %s id " INT64_FORMAT " outside the resolved metadata",
+		elog(ERROR, "data value references a %s outside the resolved metadata",
 		     kind == IdKind::kDataElement ? "data element"
 		     : kind == IdKind::kPeriod    ? "period"
 		     : kind == IdKind::kOrgUnit   ? "organisation unit"
-		                                  : "category option combo",
-		     id);
+		                                  : "category option combo");
 	return index;
 }
 
@@ -131,7 +132,7 @@ EmitSorted(ExportSession *session, const core::DataValueRow &row)
 
 /* Refill run r of the merge until it holds a whole record or its file is done. May ereport. */
 void
-RefillRun(ExportSession *session, size_t run, char *buffer, size_t buffer_size)
+RefillRun(ExportSession *session, BufFile *file, size_t run, char *buffer, size_t buffer_size)
 {
 	ExportState *state = session->state;
 	for (;;) {
@@ -139,13 +140,74 @@ RefillRun(ExportSession *session, size_t run, char *buffer, size_t buffer_size)
 		if (want == 0)
 			return;
 		/* Records can exceed the buffer (two 50,000-character texts): read it full, repeatedly. */
-		size_t got = BufFileRead(state->run_files[run], buffer, buffer_size);
+		size_t got = BufFileRead(file, buffer, buffer_size);
 		if (got == 0) {
 			state->merger->MarkExhausted(run);
 			return;
 		}
 		DVE_CORE(state->merger->Feed(run, buffer, got));
 	}
+}
+
+/*
+ * How many runs one merge reads at once. A run being merged costs a read window plus a
+ * BufFile buffer, about 32 kB at the smallest read size, so merging at most budget / 32 kB
+ * runs keeps the merge near datavalue_export.sort_run_memory whatever the export's size;
+ * more runs are first merged into fewer, longer ones (MergeRuns with an output file).
+ */
+size_t
+MergeFanIn()
+{
+	const size_t run_bytes = static_cast<size_t>(sort_run_memory_kb) * 1024;
+	return Max(run_bytes / (32 * 1024), static_cast<size_t>(4));
+}
+
+/*
+ * Merge count sorted run files: into out as one longer run, or, when out is NULL, into the
+ * document (offset and limit apply). May ereport.
+ */
+void
+MergeRuns(ExportSession *session, BufFile **files, size_t count, BufFile *out)
+{
+	ExportState *state = session->state;
+	DVE_CORE(state->merger = std::make_unique<core::RunMerger>(state->sorter->Plan(), count));
+	/*
+	 * Each run's read window grows to about one read: share the run budget among the runs
+	 * (between 8 kB and 64 kB a read) so the merge stays near it too.
+	 */
+	const size_t run_bytes = static_cast<size_t>(sort_run_memory_kb) * 1024;
+	const size_t buffer_size =
+	    Min(Max(run_bytes / count, static_cast<size_t>(8 * 1024)), static_cast<size_t>(64 * 1024));
+	char *buffer = static_cast<char *>(MemoryContextAlloc(session->context, buffer_size));
+	for (size_t r = 0; r < count; r++) {
+		if (BufFileSeek(files[r], 0, 0, SEEK_SET) != 0)
+			ereport(ERROR, (errcode_for_file_access(), errmsg("could not rewind temporary sort file")));
+		RefillRun(session, files[r], r, buffer, buffer_size);
+	}
+	DVE_CORE(state->merger->Start(); state->spill_buffer.Clear());
+	uint64 merged = 0;
+	while (!state->merger->Done() && (out != nullptr || session->rows_left != 0)) {
+		if (out != nullptr) {
+			DVE_CORE(core::EncodeRow(state->merger->Top(), state->spill_buffer));
+			if (state->spill_buffer.Size() >= 64 * 1024) {
+				BufFileWrite(out, state->spill_buffer.Data(), state->spill_buffer.Size());
+				DVE_CORE(state->spill_buffer.Clear());
+			}
+		} else {
+			const core::DataValueRow row = state->merger->Top();
+			EmitSorted(session, row);
+		}
+		const size_t run = state->merger->TopRun();
+		state->merger->Pop();
+		RefillRun(session, files[run], run, buffer, buffer_size);
+		DVE_CORE(state->merger->Reposition());
+		if ((++merged & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	if (out != nullptr && state->spill_buffer.Size() > 0)
+		BufFileWrite(out, state->spill_buffer.Data(), state->spill_buffer.Size());
+	DVE_CORE(state->spill_buffer.Clear(); state->merger.reset());
+	pfree(buffer);
 }
 
 /* Write the sorted rows: straight from memory for one run, else merge the spilled runs. May ereport. */
@@ -167,37 +229,31 @@ EmitSortedRows(ExportSession *session)
 	}
 	if (!state->sorter->RunEmpty())
 		SpillRun(session);
-	const size_t runs = state->run_files.size();
-	DVE_CORE(state->merger = std::make_unique<core::RunMerger>(state->sorter->Plan(), runs));
-	/*
-	 * Each run's read window grows to about one read: share the run budget among the runs
-	 * (between 8 kB and 64 kB a read) so the merge of a very large export stays near it too.
-	 */
-	const size_t run_bytes = static_cast<size_t>(sort_run_memory_kb) * 1024;
-	const size_t buffer_size =
-	    Min(Max(run_bytes / runs, static_cast<size_t>(8 * 1024)), static_cast<size_t>(64 * 1024));
-	char *buffer = static_cast<char *>(MemoryContextAlloc(session->context, buffer_size));
-	for (size_t r = 0; r < runs; r++) {
-		if (BufFileSeek(state->run_files[r], 0, 0, SEEK_SET) != 0)
-			ereport(ERROR, (errcode_for_file_access(), errmsg("could not rewind temporary sort file")));
-		RefillRun(session, r, buffer, buffer_size);
+	/* Too many runs to merge at once within the budget: merge groups of them into longer runs first. */
+	const size_t fan_in = MergeFanIn();
+	while (state->run_files.size() > fan_in) {
+		const size_t runs = state->run_files.size();
+		for (size_t first = 0; first < runs; first += fan_in) {
+			const size_t count = Min(fan_in, runs - first);
+			MemoryContext previous = MemoryContextSwitchTo(session->context);
+			BufFile *out = BufFileCreateTemp(false);
+			MemoryContextSwitchTo(previous);
+			DVE_CORE(state->merged_files.push_back(out));
+			MergeRuns(session, state->run_files.data() + first, count, out);
+			for (size_t r = first; r < first + count; r++) {
+				BufFileClose(state->run_files[r]);
+				state->run_files[r] = nullptr;
+			}
+		}
+		DVE_CORE(state->run_files.swap(state->merged_files); state->merged_files.clear());
+		state->merge_passes++;
 	}
-	DVE_CORE(state->merger->Start());
-	uint64 emitted = 0;
-	while (!state->merger->Done() && session->rows_left != 0) {
-		const core::DataValueRow row = state->merger->Top();
-		EmitSorted(session, row);
-		const size_t run = state->merger->TopRun();
-		state->merger->Pop();
-		RefillRun(session, run, buffer, buffer_size);
-		DVE_CORE(state->merger->Reposition());
-		if ((++emitted & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
+	MergeRuns(session, state->run_files.data(), state->run_files.size(), nullptr);
 	for (BufFile *file : state->run_files)
 		BufFileClose(file);
 	DVE_CORE(state->run_files.clear());
-	pfree(buffer);
+	elog(DEBUG1, "datavalue_export: merged %d extra pass(es), fan-in %d", state->merge_passes,
+	     static_cast<int>(fan_in));
 }
 
 bool
@@ -308,7 +364,7 @@ AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *para
 		    construct_array(items, static_cast<int>(ids.size()), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 		const int n = AddParam(params, INT8ARRAYOID, array);
 		clause();
-		appendStringInfo(sql, "%s = ANY($%d)", column, n);
+		appendStringInfo(sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", column, n);
 	};
 	/* A set that holds every row of its table filters nothing: leave it out of the scan. */
 	if (!state->all_data_elements)
@@ -317,18 +373,18 @@ AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *para
 		add_ids(state->org_unit_ids, "dv.sourceid");
 	if (state->filter_periods)
 		add_ids(state->period_ids, "dv.periodid");
-	if (!state->category_option_combo_ids.empty())
+	if (state->filter_category_option_combos)
 		add_ids(state->category_option_combo_ids, "dv.categoryoptioncomboid");
 	if (state->filter_attribute_option_combos)
 		add_ids(state->attribute_option_combo_ids, "dv.attributeoptioncomboid");
 	if (session->has_last_updated_cutoff) {
 		clause();
-		appendStringInfo(sql, "dv.lastupdated >= $%d",
+		appendStringInfo(sql, "dv.lastupdated OPERATOR(pg_catalog.>=) $%d",
 		                 AddParam(params, TIMESTAMPOID, TimestampGetDatum(session->last_updated_cutoff)));
 	}
 	if (!state->plan.request.include_deleted) {
 		clause();
-		appendStringInfoString(sql, "dv.deleted = false");
+		appendStringInfoString(sql, "NOT dv.deleted");
 	}
 }
 
@@ -336,7 +392,9 @@ bool
 NothingCanMatch(const ExportState *state)
 {
 	return state->data_element_ids.empty() || state->org_unit_ids.empty() ||
-	       (state->filter_periods && state->period_ids.empty());
+	       (state->filter_periods && state->period_ids.empty()) ||
+	       (state->filter_category_option_combos && state->category_option_combo_ids.empty()) ||
+	       (state->filter_attribute_option_combos && state->attribute_option_combo_ids.empty());
 }
 
 /*
@@ -403,10 +461,11 @@ StreamDataValues(ExportSession *session)
 	params.nargs = 0;
 	StringInfoData sql;
 	initStringInfo(&sql);
-	appendStringInfoString(&sql,
-	                       "SELECT dv.dataelementid, dv.periodid, dv.sourceid, dv.categoryoptioncomboid, "
-	                       "dv.attributeoptioncomboid, dv.value, dv.storedby, dv.created, dv.lastupdated, dv.comment, "
-	                       "dv.followup, dv.deleted FROM datavalue dv");
+	appendStringInfo(&sql,
+	                 "SELECT dv.dataelementid, dv.periodid, dv.sourceid, dv.categoryoptioncomboid, "
+	                 "dv.attributeoptioncomboid, dv.value, dv.storedby, dv.created, dv.lastupdated, dv.comment, "
+	                 "dv.followup, dv.deleted FROM %s.datavalue dv",
+	                 state->dhis2_schema);
 	AppendDataValueFilters(session, &sql, &params);
 
 	/* Ordered exports sort in C++ (row_sorter.hpp): the query never sorts and never joins. */
