@@ -63,11 +63,7 @@ if ((SETUP)); then
 	bash scripts/setup.sh >&2
 	# The bench's own packages: the chart (bench/plot.py). The Java peer's are installed by
 	# bench/java/build.sh, which bench.py runs when that variant is selected.
-	if ! dpkg -s python3-matplotlib >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-		log "installing python3-matplotlib (bench/plot.py)"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-matplotlib >/dev/null
-	fi
+	bash scripts/ensure_packages.sh bench python3-matplotlib
 fi
 eval "$(test/cluster.sh env)"
 export PGHOST PGPORT PGUSER

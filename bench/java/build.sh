@@ -14,20 +14,7 @@ cd "$(dirname "$0")/../.."
 PACKAGES=(openjdk-17-jdk-headless libpostgresql-jdbc-java libjackson2-core-java libjunixsocket-java)
 JARS=(postgresql.jar jackson-core.jar junixsocket-common.jar)
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if ((${#missing[@]})); then
-	if [ "$(id -u)" != 0 ]; then
-		echo "bench/java/build.sh: missing packages (${missing[*]}); run as root or install them" >&2
-		exit 1
-	fi
-	echo "bench/java/build.sh: installing ${missing[*]}" >&2
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >&2
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash scripts/ensure_packages.sh bench/java/build.sh "${PACKAGES[@]}"
 
 classpath=""
 for jar in "${JARS[@]}"; do
