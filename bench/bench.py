@@ -2,12 +2,14 @@
 """bench/bench.py - the datavalue_export end-to-end benchmark driver (run it through bench/run.sh).
 
 Measures, on one demo database and one request (the whole demo), the export functions against
-PostgreSQL's own ways of producing the same rows, K interleaved repetitions each, and prints a
-markdown report (variants table, targets table, optional micro-benchmark summary) that is also
-written to bench/results/<timestamp>.md with the raw numbers in <timestamp>.json.
+PostgreSQL's own ways of producing the same rows and against DHIS2 2.42's writer (the Java peer
+in bench/java/), K interleaved repetitions each, and prints a markdown report (variants table,
+targets table, optional micro-benchmark summary) that is also written to
+bench/results/<timestamp>.md with the raw numbers in <timestamp>.json.
 
 Method and the meaning of every variant: bench/README.md. Python standard library only; every
-database access goes through psql, like a user's would.
+database access goes through psql, like a user's would, except the Java peer's (PgJDBC, like
+DHIS2's).
 """
 
 import argparse
