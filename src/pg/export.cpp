@@ -207,24 +207,30 @@ RunExport(FunctionCallInfo fcinfo, ExportSession *session)
 	ExportState *state = session->state;
 	DVE_CORE(state->plan = core::ValidateRequest(std::move(state->request)));
 
-	/* Where the document goes: raw CopyData inside COPY TO STDOUT, else text rows. */
+	/* Where the document goes: raw CopyData inside COPY TO STDOUT, a server file or program, else text rows. */
 	int target_encoding = GetDatabaseEncoding();
-	if (DetectCopyToStdout(fcinfo, &target_encoding)) {
-		session->sink = Sink::kCopyStream;
+	const char *target = nullptr;
+	const CopyTarget copy_target = DetectCopyTarget(fcinfo, &target_encoding, &target);
+	if (copy_target != CopyTarget::kNone) {
+		session->sink = copy_target == CopyTarget::kClient       ? Sink::kCopyStream
+		                : copy_target == CopyTarget::kServerFile ? Sink::kServerFile
+		                                                         : Sink::kServerProgram;
 		session->target_encoding = target_encoding;
 		session->need_transcoding = target_encoding != GetDatabaseEncoding() && GetDatabaseEncoding() != PG_SQL_ASCII &&
 		                            target_encoding != PG_SQL_ASCII;
 	} else {
 		session->sink = Sink::kResultRows;
 		if (state->plan.gzip)
-			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			                errmsg("compressed exports can only be written into COPY ... TO STDOUT"),
-			                errdetail("A plain SELECT returns text rows, which cannot carry gzip bytes."),
-			                errhint("Run it as COPY (SELECT export_datavalues_json(..., compression => 'gzip')) TO "
-			                        "STDOUT, or psql's \\copy.")));
+			ereport(ERROR,
+			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("compressed exports can only be written by COPY"),
+			         errdetail("A plain SELECT returns text rows, which cannot carry gzip bytes."),
+			         errhint("Run it as COPY (SELECT export_datavalues_json(..., compression => 'gzip')) TO "
+			                 "STDOUT, or psql's \\copy.")));
 	}
 	if (state->plan.gzip)
 		DVE_CORE(state->gzip = std::make_unique<core::GzipWriter>(state->plan.gzip_engine, state->plan.gzip_level));
+	if (session->sink == Sink::kServerFile || session->sink == Sink::kServerProgram)
+		OpenServerTarget(session, copy_target, target);
 
 	ResolveLastUpdatedCutoff(session);
 	ResolveDhis2Schema(state);
@@ -246,8 +252,10 @@ RunExport(FunctionCallInfo fcinfo, ExportSession *session)
 	FlushText(session, true);
 	SPI_finish();
 	AtEOXact_GUC(true, guc_level);
+	if (session->sink == Sink::kServerFile || session->sink == Sink::kServerProgram)
+		FinishServerTarget(session);
 
-	if (session->sink == Sink::kCopyStream)
+	if (session->sink != Sink::kResultRows)
 		NoteExportedRows(session->rows);
 	return (Datum)0;
 }

@@ -86,7 +86,10 @@ struct ExportState {
 };
 
 /* How the document leaves the function. */
-enum class Sink { kCopyStream, kResultRows };
+enum class Sink { kCopyStream, kResultRows, kServerFile, kServerProgram };
+
+/* Where the running COPY statement sends this call's rows (copy_stream.cpp). */
+enum class CopyTarget { kNone, kClient, kServerFile, kServerProgram };
 
 struct ExportSession {
 	ExportState *state;
@@ -100,13 +103,21 @@ struct ExportSession {
 	int64 last_updated_cutoff; /* resolved lastUpdated / lastUpdatedDuration, or DT_NOBEGIN */
 	bool has_last_updated_cutoff;
 	MemoryContext context; /* the export's own context (outlives SPI) */
+	/* COPY TO 'file' / TO PROGRAM: the target, its stream, the temporary file name, renamed yet. */
+	char *server_target;
+	FILE *server_stream;
+	char *server_tmp_path;
+	bool server_done;
 	/* Ordered exports: paging applied while the sorted rows are written. */
 	uint64 rows_to_skip;
 	int64 rows_left; /* -1 = no limit */
 };
 
 /* copy_stream.cpp */
-bool DetectCopyToStdout(FunctionCallInfo fcinfo, int *target_encoding);
+CopyTarget DetectCopyTarget(FunctionCallInfo fcinfo, int *target_encoding, const char **target);
+void OpenServerTarget(ExportSession *session, CopyTarget kind, const char *target);
+void WriteServerTarget(ExportSession *session, const char *data, size_t size);
+void FinishServerTarget(ExportSession *session);
 void SendCopyData(const char *data, size_t size);
 void NoteExportedRows(uint64 rows);
 void InstallCopyTagHook();

@@ -418,7 +418,15 @@ FlushText(ExportSession *session, bool final)
 			converted = nullptr;
 	}
 
-	if (session->sink == Sink::kCopyStream) {
+	if (session->sink != Sink::kResultRows) {
+		/* Inside COPY: to the client as CopyData, or to the server file or program. */
+		const auto send = [session](const char *bytes, size_t n) {
+			if (session->sink == Sink::kCopyStream)
+				SendCopyData(bytes, n);
+			else
+				WriteServerTarget(session, bytes, n);
+			session->bytes_sent += n;
+		};
 		if (state->gzip) {
 			DVE_CORE({
 				state->gzip->Write(data, size, state->compressed);
@@ -426,14 +434,11 @@ FlushText(ExportSession *session, bool final)
 					state->gzip->Finish(state->compressed);
 			});
 			if (final || state->compressed.Size() >= kFlushBytes) {
-				SendCopyData(state->compressed.Data(), state->compressed.Size());
-				session->bytes_sent += state->compressed.Size();
+				send(state->compressed.Data(), state->compressed.Size());
 				state->compressed.Clear();
 			}
-		} else {
-			SendCopyData(data, size);
-			session->bytes_sent += size;
-		}
+		} else
+			send(data, size);
 		const int params[2] = {PROGRESS_COPY_TUPLES_PROCESSED, PROGRESS_COPY_BYTES_PROCESSED};
 		const int64 progress[2] = {static_cast<int64>(session->rows), static_cast<int64>(session->bytes_sent)};
 		pgstat_progress_update_multi_param(2, params, progress);
