@@ -16,6 +16,7 @@
 #include <cstring>
 #include <new>
 #include <string_view>
+#include <utility>
 
 #include "core/cpp_only.hpp"
 
@@ -35,6 +36,13 @@ class OutputBuffer {
 	bool Empty() const noexcept { return size_ == 0; }
 	std::string_view View() const noexcept { return {data_, size_}; }
 	void Clear() noexcept { size_ = 0; }
+	/* Exchange contents and storage with another buffer. */
+	void Swap(OutputBuffer &other) noexcept
+	{
+		std::swap(data_, other.data_);
+		std::swap(size_, other.size_);
+		std::swap(capacity_, other.capacity_);
+	}
 
 	/* Make room for n more bytes; returns the write position. May throw std::bad_alloc. */
 	char *Reserve(size_t n)
