@@ -63,13 +63,10 @@ my $log_offset = -s $standby->logfile;
 $primary->safe_psql('demo', 'DELETE FROM datavalue WHERE sourceid % 5 = 0');
 $primary->safe_psql('demo', 'VACUUM datavalue');
 my $lsn = $primary->lsn('write');
-ok( $standby->poll_query_until(
-		'postgres',
-		q{SELECT count(*) = 1 FROM pg_stat_activity
-		  WHERE backend_type = 'startup' AND wait_event = 'RecoveryConflictSnapshot'}),
-	'replay waits for the held export');
-$standby->wait_for_log(qr/recovery still waiting after [0-9.]+ ms: recovery conflict on snapshot/, $log_offset);
-ok(1, 'replay still waits after max_standby_streaming_delay has passed');
+# Logged by the startup process only once its wait has passed deadlock_timeout.
+$standby->wait_for_log(qr/recovery still waiting after [0-9.]+ ms: recovery conflict on snapshot\n.*Conflicting process: $pid/,
+	$log_offset);
+ok(1, 'replay waits for the held export, beyond max_standby_streaming_delay');
 is( $standby->safe_psql(
 		'postgres',
 		"SELECT pg_last_wal_replay_lsn() < '$lsn' AND EXISTS (SELECT FROM pg_stat_activity WHERE pid = $pid)"),
