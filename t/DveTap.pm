@@ -58,8 +58,7 @@ sub load_demo
 	local $ENV{PGPORT} = $node->port;
 	local $ENV{PGUSER};
 	delete $ENV{PGUSER};
-	my ($out, $err) = run_command(
-		[ 'bash', 'demo/create_demo_db.sh', '--values', $values // $DEMO_VALUES, $db ]);
+	system_or_bail('bash', 'demo/create_demo_db.sh', '--values', $values // $DEMO_VALUES, $db);
 	$node->safe_psql($db, 'CREATE EXTENSION datavalue_export');
 	return;
 }
