@@ -3,14 +3,16 @@
  *	  libFuzzer target: core/query_string's ParseQueryString and its helpers on arbitrary text.
  *
  * Properties: any input either parses or throws core::Error (never another exception, a crash
- * or undefined behaviour); parsing is deterministic; and a round trip: the input split in two
- * values, percent-encoded byte by byte and sent as two repeated dataElement parameters, comes
- * back as exactly those values (empty ones dropped), or is refused only when a value is not
- * valid UTF-8 text (invalid sequences or NUL).
+ * or undefined behaviour) with a specific SQLSTATE and valid UTF-8 message, detail and hint;
+ * parsing is deterministic; and a round trip: the input split in two values, percent-encoded
+ * byte by byte and sent as two repeated dataElement parameters, comes back as exactly those
+ * values (empty ones dropped), or is refused only when a value is not valid UTF-8 text
+ * (invalid sequences or NUL).
  * SPDX-License-Identifier: PostgreSQL
  */
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,14 +77,33 @@ IsUtf8Text(std::string_view s)
 	return true;
 }
 
-/* Parses, or returns false for a core::Error; any other exception escapes and fails the run. */
+/* A SQLSTATE PostgreSQL accepts: five digits or uppercase letters, not the success class 00. */
+bool
+IsErrorSqlstate(const char *code)
+{
+	if (code == nullptr || std::strlen(code) != 5 || std::strncmp(code, "00", 2) == 0)
+		return false;
+	for (size_t i = 0; i < 5; i++)
+		if (!((code[i] >= '0' && code[i] <= '9') || (code[i] >= 'A' && code[i] <= 'Z')))
+			return false;
+	return true;
+}
+
+/*
+ * Parses, or returns false for a core::Error, which must be reportable as it is: a specific
+ * SQLSTATE and message parts that are valid UTF-8 text (they may quote the query). Any other
+ * exception escapes and fails the run.
+ */
 bool
 TryParse(std::string_view query, core::ExportRequest &out)
 {
 	try {
 		out = core::ParseQueryString(query);
 		return true;
-	} catch (const core::Error &) {
+	} catch (const core::Error &e) {
+		FUZZ_CHECK(IsErrorSqlstate(e.Sqlstate()));
+		FUZZ_CHECK(std::strlen(e.what()) > 0 && IsUtf8Text(e.what()));
+		FUZZ_CHECK(IsUtf8Text(e.Detail()) && IsUtf8Text(e.Hint()));
 		return false;
 	}
 }
