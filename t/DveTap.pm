@@ -6,8 +6,8 @@
 # stdout on a pipe this process never reads. Once the pipe and the socket buffers are full, the
 # backend blocks in a socket write in the middle of the document; wait_until_stalled() polls
 # until pg_stat_activity shows wait_event ClientWrite and pg_stat_progress_copy bytes_processed
-# > 0 for it, so "mid-export" is observed, not assumed. The demo export (about 28 MB of JSON at
-# 100,000 values) is far larger than those buffers on any machine. An ordered export with a tiny
+# > 0 for it, so "mid-export" is observed, not assumed. The demo export (about 14 MB of JSON at
+# 50,000 values) is far larger than those buffers on any machine. An ordered export with a tiny
 # datavalue_export.sort_run_memory has spilled its sorted runs to temporary files by the time it
 # sends its first byte, and keeps them open until the merge ends.
 # SPDX-License-Identifier: PostgreSQL
@@ -27,7 +27,7 @@ our @EXPORT = qw(new_node load_demo demo_call copy_md5 select_md5 start_stalled_
   wait_until_accepting);
 
 # Values in the demo database: enough for many spilled runs at 64kB, small enough to build fast.
-our $DEMO_VALUES = $ENV{DVE_TAP_VALUES} // 100000;
+our $DEMO_VALUES = $ENV{DVE_TAP_VALUES} // 50000;
 
 # An ordered export (the default order) with 64 kB runs: hundreds of runs spilled to temp files.
 our $TINY_RUNS = "SET datavalue_export.sort_run_memory = '64kB'";
