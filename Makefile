@@ -3,6 +3,7 @@
 #   make && make install            build and install into the server pg_config names
 #   make installcheck               pg_regress suite (sql/ + expected/) against a running server
 #   make installcheck REGRESS=json  one test
+#   make prove_installcheck         TAP tests (t/*.pl, PostgreSQL::Test::Cluster); PROVE_TESTS=t/003_standby.pl for one
 #   make unit                       C++ unit tests of src/core under ASan/UBSan (CMake + ctest)
 #   make check-all                  everything the README's test command runs (see test/run_all.sh)
 
@@ -18,6 +19,14 @@ DATA = $(wildcard datavalue_export--*.sql)
 
 REGRESS = $(sort $(patsubst sql/%.sql,%,$(wildcard sql/*.sql)))
 REGRESS_OPTS = --load-extension=$(EXTENSION)
+
+# TAP tests: t/*.pl start their own clusters with the installed server (Debian ships
+# PostgreSQL::Test::Cluster in postgresql-client-15 under pgxs/src/test/perl; they need
+# libipc-run-perl). `make installcheck` runs them after pg_regress. initdb refuses to run as
+# root, so as root they are left out here: test/run_all.sh runs them as the postgres user.
+ifneq ($(shell id -u),0)
+TAP_TESTS = 1
+endif
 
 PG_CONFIG ?= pg_config
 
@@ -46,7 +55,17 @@ override CXXFLAGS += -MMD -MP
 -include $(OBJS:.o=.d)
 EXTRA_CLEAN = $(OBJS:.o=.d)
 
-.PHONY: unit check-all
+.PHONY: unit check-all prove_installcheck
+# pgxs's prove_installcheck recipe with the scratch directory (tmp_check/: clusters, logs)
+# movable, so a user who cannot write to the source tree can run the tests.
+TAP_TESTDIR ?= $(CURDIR)
+prove_installcheck:
+	rm -rf '$(TAP_TESTDIR)'/tmp_check
+	$(MKDIR_P) '$(TAP_TESTDIR)'/tmp_check
+	cd $(srcdir) && TESTDIR='$(TAP_TESTDIR)' PATH="$(bindir):$$PATH" \
+	    PG_REGRESS='$(top_builddir)/src/test/regress/pg_regress' \
+	    $(PROVE) $(PG_PROVE_FLAGS) $(PROVE_FLAGS) $(if $(PROVE_TESTS),$(PROVE_TESTS),t/*.pl)
+
 unit:
 	cmake -S . -B build -DDVE_SANITIZE=ON -DDVE_BENCH=OFF >/dev/null
 	cmake --build build -j2

@@ -6,7 +6,10 @@
 #   2. the clang-format check of every C++ file;
 #   3. the pg_regress suite (sql/ + expected/) against the cluster;
 #   4. the end-to-end tests (test/integration, pytest): COPY vs SELECT bytes, the demo
-#      database, 2.42 vs 2.43 schemas, gzip, encodings, cancel, JDBC.
+#      database, 2.42 vs 2.43 schemas, gzip, encodings, cancel, JDBC;
+#   5. the TAP tests (t/*.pl, clusters of their own): cancel, terminate and client loss
+#      mid-export, crash recovery, a streaming standby, exports beside a writer;
+#   6. the fuzz targets of src/core (test/fuzz/run.sh), ~15 s each (DVE_FUZZ_SECONDS).
 # Prints one closing line "N passed, N failed" (suites) and exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -53,7 +56,7 @@ version_check() {
 }
 
 regression_tests() {
-	if make -s installcheck; then
+	if make -s installcheck TAP_TESTS=; then
 		return 0
 	fi
 	[ -f regression.diffs ] && cat regression.diffs
@@ -64,11 +67,28 @@ integration_tests() {
 	/usr/bin/python3 -m pytest -q -p no:cacheprovider test/integration
 }
 
+tap_tests() {
+	# initdb refuses root: as root, run them as postgres in a scratch directory it owns.
+	local testdir=$PWD/build/tap
+	if [ "$(id -u)" = 0 ]; then
+		mkdir -p "$testdir" && chown postgres: "$testdir" &&
+			runuser -u postgres -- make -s prove_installcheck TAP_TESTDIR="$testdir"
+	else
+		mkdir -p "$testdir" && make -s prove_installcheck TAP_TESTDIR="$testdir"
+	fi
+}
+
+fuzz_tests() {
+	bash test/fuzz/run.sh "${DVE_FUZZ_SECONDS:-15}"
+}
+
 run_suite "unit tests (ASan/UBSan)" unit_tests
 run_suite "clang-format" format_check
 run_suite "version" version_check
 run_suite "pg_regress" regression_tests
 run_suite "integration tests" integration_tests
+run_suite "TAP tests" tap_tests
+run_suite "fuzzing" fuzz_tests
 
 echo
 if ((failed)); then
