@@ -23,7 +23,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/document_writer.hpp"
+#include "core/model.hpp"
 #include "core/output_buffer.hpp"
 #include "core/validate.hpp"
 #include "core/cpp_only.hpp"

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/document_plan.hpp"
-#include "core/document_writer.hpp"
+#include "core/writer.hpp"
 #include "core/gzip.hpp"
 #include "core/id_map.hpp"
 #include "core/output_buffer.hpp"
