@@ -85,8 +85,7 @@ class Writer {
 
   protected:
 	/* The bytes one identifier contributes to every row that references it. */
-	virtual std::string RenderIdentifier(IdKind kind, std::optional<std::string_view> text,
-	                                     bool is_default) const = 0;
+	virtual std::string RenderIdentifier(IdKind kind, std::optional<std::string_view> text, bool is_default) const = 0;
 
 	/* Hoisted into the header (2.43), so left out of each value. */
 	bool Omitted(IdKind kind) const noexcept;

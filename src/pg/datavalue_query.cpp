@@ -1,13 +1,13 @@
 /*
- * src/pg/row_stream.cpp
- *	  The row path: datavalue rows from SPI, through the writer, out as CopyData or result rows.
+ * src/pg/datavalue_query.cpp
+ *	  The SQL over datavalue: its filters, the result profile of non-UID exports, and the main
+ *	  query whose rows stream through the writer.
  *
- * The main query reads only datavalue, filtered by the id sets resolved in lookups.cpp, and
+ * The main query reads only datavalue, filtered by the id sets resolved in metadata.cpp, and
  * runs through SPI_execute_extended with our own DestReceiver: no row is ever materialised,
  * memory stays at one output batch whatever the export's size, and parallel plans remain
- * possible. Each row's five ids are mapped to pre-rendered identifiers, its texts are
- * escaped straight into the output buffer, and every kFlushBytes the buffer is converted to
- * the client encoding if needed, compressed if asked, and sent.
+ * possible. Each row's five ids are mapped to pre-rendered identifiers and the row goes to
+ * ordering.cpp (ordered exports) or straight to sink.cpp.
  *
  * receiveSlot runs PostgreSQL calls (detoast, CHECK_FOR_INTERRUPTS, sends) in a frame that
  * holds only plain data; the writer is reached through DVE_CORE.
@@ -92,114 +92,6 @@ ReadTimestamp(Datum datum, const char *column)
 	return ts;
 }
 
-/* Sort the current run and write it to a new temporary file. May ereport. */
-void
-SpillRun(ExportSession *session)
-{
-	ExportState *state = session->state;
-	MemoryContext previous = MemoryContextSwitchTo(session->context);
-	BufFile *file = BufFileCreateTemp(false);
-	MemoryContextSwitchTo(previous);
-	DVE_CORE(state->run_files.push_back(file); state->sorter->SortRun());
-	bool more = true;
-	while (more) {
-		DVE_CORE(state->spill_buffer.Clear(); more = state->sorter->SpillChunk(state->spill_buffer, 1024 * 1024));
-		BufFileWrite(file, state->spill_buffer.Data(), state->spill_buffer.Size());
-		CHECK_FOR_INTERRUPTS();
-	}
-	DVE_CORE(state->spill_buffer.Clear());
-}
-
-/* Append one sorted row, honouring offset and limit; flushes as needed. May ereport. */
-void
-EmitSorted(ExportSession *session, const core::DataValueRow &row)
-{
-	ExportState *state = session->state;
-	if (session->rows_to_skip > 0) {
-		session->rows_to_skip--;
-		return;
-	}
-	if (session->rows_left == 0)
-		return;
-	if (session->rows_left > 0)
-		session->rows_left--;
-	DVE_CORE(state->document.writer->WriteRow(row, state->text));
-	session->rows++;
-	if (state->text.Size() >= kFlushBytes)
-		FlushText(session, false);
-}
-
-/* Refill run r of the merge until it holds a whole record or its file is done. May ereport. */
-void
-RefillRun(ExportSession *session, size_t run, char *buffer, size_t buffer_size)
-{
-	ExportState *state = session->state;
-	for (;;) {
-		size_t want = state->merger->BytesWanted(run);
-		if (want == 0)
-			return;
-		/* Records can exceed the buffer (two 50,000-character texts): read it full, repeatedly. */
-		size_t got = BufFileRead(state->run_files[run], buffer, buffer_size);
-		if (got == 0) {
-			state->merger->MarkExhausted(run);
-			return;
-		}
-		DVE_CORE(state->merger->Feed(run, buffer, got));
-	}
-}
-
-/* Write the sorted rows: straight from memory for one run, else merge the spilled runs. May ereport. */
-void
-EmitSortedRows(ExportSession *session)
-{
-	ExportState *state = session->state;
-	if (state->run_files.empty()) {
-		DVE_CORE(state->sorter->SortRun());
-		const size_t rows = state->sorter->RunRows();
-		for (size_t i = 0; i < rows && session->rows_left != 0; i++) {
-			const core::DataValueRow row = state->sorter->SortedRow(i);
-			EmitSorted(session, row);
-			if ((i & 1023) == 0)
-				CHECK_FOR_INTERRUPTS();
-		}
-		DVE_CORE(state->sorter->ClearRun());
-		return;
-	}
-	if (!state->sorter->RunEmpty())
-		SpillRun(session);
-	const size_t runs = state->run_files.size();
-	DVE_CORE(state->merger = std::make_unique<core::RunMerger>(state->sorter->Plan(), runs));
-	/*
-	 * Each run's read window grows to about one read: share the run budget among the runs
-	 * (between 8 kB and 64 kB a read) so the merge of a very large export stays near it too.
-	 */
-	const size_t run_bytes = static_cast<size_t>(sort_run_memory_kb) * 1024;
-	const size_t buffer_size =
-	    Min(Max(run_bytes / runs, static_cast<size_t>(8 * 1024)), static_cast<size_t>(64 * 1024));
-	char *buffer = static_cast<char *>(MemoryContextAlloc(session->context, buffer_size));
-	for (size_t r = 0; r < runs; r++) {
-		if (BufFileSeek(state->run_files[r], 0, 0, SEEK_SET) != 0)
-			ereport(ERROR, (errcode_for_file_access(), errmsg("could not rewind temporary sort file")));
-		RefillRun(session, r, buffer, buffer_size);
-	}
-	DVE_CORE(state->merger->Start());
-	uint64 emitted = 0;
-	while (!state->merger->Done() && session->rows_left != 0) {
-		const core::DataValueRow row = state->merger->Top();
-		EmitSorted(session, row);
-		const size_t run = state->merger->TopRun();
-		state->merger->Pop();
-		RefillRun(session, run, buffer, buffer_size);
-		DVE_CORE(state->merger->Reposition());
-		if ((++emitted & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	for (BufFile *file : state->run_files)
-		BufFileClose(file);
-	DVE_CORE(state->run_files.clear());
-	pfree(buffer);
-}
-
 bool
 ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
 {
@@ -228,21 +120,13 @@ ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
 	row.followup = nulls[kColFollowup] ? -1 : (DatumGetBool(values[kColFollowup]) ? 1 : 0);
 	row.deleted = !nulls[kColDeleted] && DatumGetBool(values[kColDeleted]);
 
-	if (state->sorter)
-		DVE_CORE(state->sorter->Add(row));
-	else {
-		DVE_CORE(state->document.writer->WriteRow(row, state->text));
-		session->rows++;
-	}
+	if (state->ordering.sorter)
+		AddToOrdering(session, row);
+	else
+		EmitRow(session, row);
 	for (struct varlena *copy : copies)
 		if (copy != nullptr)
 			pfree(copy);
-	if (state->sorter ? state->sorter->RunFull() : state->text.Size() >= kFlushBytes) {
-		if (state->sorter)
-			SpillRun(session);
-		else
-			FlushText(session, false);
-	}
 	return true;
 }
 
@@ -264,6 +148,23 @@ ReceiverDestroy(DestReceiver *)
 }
 
 } // namespace
+
+/* lastUpdated, else now() minus lastUpdatedDuration, as a wall-clock timestamp like dv.lastupdated. */
+void
+ResolveLastUpdatedCutoff(ExportState *state)
+{
+	const core::ExportPlan &plan = state->plan;
+	DataValueFilters *filters = &state->filters;
+	if (plan.request.last_updated) {
+		filters->last_updated_cutoff = *plan.request.last_updated;
+		filters->has_last_updated_cutoff = true;
+	} else if (plan.last_updated_duration_us) {
+		const Timestamp now = DatumGetTimestamp(
+		    DirectFunctionCall1(timestamptz_timestamp, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp())));
+		filters->last_updated_cutoff = now - *plan.last_updated_duration_us;
+		filters->has_last_updated_cutoff = true;
+	}
+}
 
 /* Add a bound parameter; returns its number ($n). */
 int
@@ -301,30 +202,25 @@ AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *para
 		first = false;
 	};
 	const auto add_ids = [&](const std::vector<int64_t> &ids, const char *column) {
-		Datum *items = static_cast<Datum *>(palloc(sizeof(Datum) * (ids.size() + 1)));
-		for (size_t i = 0; i < ids.size(); i++)
-			items[i] = Int64GetDatum(ids[i]);
-		const Datum array = PointerGetDatum(
-		    construct_array(items, static_cast<int>(ids.size()), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-		const int n = AddParam(params, INT8ARRAYOID, array);
+		const int n = AddParam(params, INT8ARRAYOID, Int8Array(ids));
 		clause();
 		appendStringInfo(sql, "%s = ANY($%d)", column, n);
 	};
 	/* A set that holds every row of its table filters nothing: leave it out of the scan. */
-	if (!state->all_data_elements)
-		add_ids(state->data_element_ids, "dv.dataelementid");
-	if (!state->all_org_units)
-		add_ids(state->org_unit_ids, "dv.sourceid");
-	if (state->filter_periods)
-		add_ids(state->period_ids, "dv.periodid");
-	if (!state->category_option_combo_ids.empty())
-		add_ids(state->category_option_combo_ids, "dv.categoryoptioncomboid");
-	if (state->filter_attribute_option_combos)
-		add_ids(state->attribute_option_combo_ids, "dv.attributeoptioncomboid");
-	if (session->has_last_updated_cutoff) {
+	if (!state->filters.all_data_elements)
+		add_ids(state->filters.data_element_ids, "dv.dataelementid");
+	if (!state->filters.all_org_units)
+		add_ids(state->filters.org_unit_ids, "dv.sourceid");
+	if (state->filters.filter_periods)
+		add_ids(state->filters.period_ids, "dv.periodid");
+	if (!state->filters.category_option_combo_ids.empty())
+		add_ids(state->filters.category_option_combo_ids, "dv.categoryoptioncomboid");
+	if (state->filters.filter_attribute_option_combos)
+		add_ids(state->filters.attribute_option_combo_ids, "dv.attributeoptioncomboid");
+	if (state->filters.has_last_updated_cutoff) {
 		clause();
 		appendStringInfo(sql, "dv.lastupdated >= $%d",
-		                 AddParam(params, TIMESTAMPOID, TimestampGetDatum(session->last_updated_cutoff)));
+		                 AddParam(params, TIMESTAMPOID, TimestampGetDatum(state->filters.last_updated_cutoff)));
 	}
 	if (!state->plan.request.include_deleted) {
 		clause();
@@ -335,60 +231,95 @@ AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *para
 bool
 NothingCanMatch(const ExportState *state)
 {
-	return state->data_element_ids.empty() || state->org_unit_ids.empty() ||
-	       (state->filter_periods && state->period_ids.empty());
+	return state->filters.data_element_ids.empty() || state->filters.org_unit_ids.empty() ||
+	       (state->filters.filter_periods && state->filters.period_ids.empty());
 }
 
 /*
- * Send (or store) the rendered text. final also ends the gzip member. May ereport.
+ * DHIS2 2.43 with a non-UID output scheme looks at the whole result before writing: it refuses
+ * objects without a value for the property (E8201-E8203), and hoists an org unit shared by all
+ * values (and the AOC of a one-value result) into the header. One aggregate pass over the
+ * filtered rows answers both; UID exports never run it. May ereport.
  */
 void
-FlushText(ExportSession *session, bool final)
+ProfileDataValues(ExportSession *session)
 {
 	ExportState *state = session->state;
-	const char *data = state->text.Data();
-	size_t size = state->text.Size();
-	char *converted = nullptr;
+	const core::ExportPlan &plan = state->plan;
+	if (plan.style != core::Style::k243 || NothingCanMatch(state))
+		return;
+	const core::IdScheme *schemes[core::kIdKindCount] = {&plan.data_element_scheme, nullptr, &plan.org_unit_scheme,
+	                                                     &plan.category_option_combo_scheme,
+	                                                     &plan.attribute_option_combo_scheme};
+	bool any_non_uid = false;
+	for (const core::IdScheme *scheme : schemes)
+		any_non_uid |= scheme != nullptr && !scheme->IsUid();
+	if (!any_non_uid)
+		return;
 
-	/* The buffer always ends at a row boundary, so it holds whole characters and converts cleanly. */
-	if (size > 0 && session->need_transcoding) {
-		converted = pg_server_to_any(data, static_cast<int>(size), session->target_encoding);
-		if (converted != data) {
-			data = converted;
-			size = strlen(converted);
-		} else
-			converted = nullptr;
+	static const char *const kColumns[core::kIdKindCount] = {"dv.dataelementid", "dv.periodid", "dv.sourceid",
+	                                                         "dv.categoryoptioncomboid", "dv.attributeoptioncomboid"};
+	QueryParams params;
+	params.nargs = 0;
+	StringInfoData sql;
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, "SELECT count(*), min(dv.sourceid), max(dv.sourceid), min(dv.attributeoptioncomboid)");
+	int kinds_checked[core::kIdKindCount];
+	int checked = 0;
+	for (size_t k = 0; k < core::kIdKindCount; k++) {
+		if (schemes[k] == nullptr || schemes[k]->IsUid())
+			continue;
+		std::vector<int64_t> *undefined = &state->scratch.ids;
+		DVE_CORE({
+			undefined->clear();
+			for (const core::Identifier &object : state->metadata.objects[k])
+				if (!object.text)
+					undefined->push_back(object.id);
+		});
+		if (undefined->empty())
+			continue;
+		const int n = AddParam(&params, INT8ARRAYOID, Int8Array(*undefined));
+		appendStringInfo(&sql, ", array_agg(DISTINCT %s) FILTER (WHERE %s = ANY($%d))", kColumns[k], kColumns[k], n);
+		kinds_checked[checked++] = static_cast<int>(k);
 	}
+	appendStringInfoString(&sql, " FROM datavalue dv");
+	AppendDataValueFilters(session, &sql, &params);
 
-	if (session->sink == Sink::kCopyStream) {
-		if (state->gzip) {
-			DVE_CORE({
-				state->gzip->Write(data, size, state->compressed);
-				if (final)
-					state->gzip->Finish(state->compressed);
-			});
-			if (final || state->compressed.Size() >= kFlushBytes) {
-				SendCopyData(state->compressed.Data(), state->compressed.Size());
-				session->bytes_sent += state->compressed.Size();
-				state->compressed.Clear();
-			}
-		} else {
-			SendCopyData(data, size);
-			session->bytes_sent += size;
+	SPIExecuteOptions options;
+	memset(&options, 0, sizeof options);
+	options.params = MakeParamList(&params);
+	options.read_only = true;
+	const int rc = SPI_execute_extended(sql.data, &options);
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "data value profile query failed: %s", SPI_result_code_string(rc));
+	HeapTuple tuple = SPI_tuptable->vals[0];
+	const int64 count = GetInt64(tuple, 1);
+	const int64 min_ou = GetInt64(tuple, 2);
+	const int64 max_ou = GetInt64(tuple, 3);
+	const int64 min_aoc = GetInt64(tuple, 4);
+
+	/* DHIS2 decides on the returned values; with limit/offset this profiles the unpaged set. */
+	if (count > 0 && min_ou == max_ou)
+		state->metadata.detected_org_unit_id = min_ou;
+	if (count == 1)
+		state->metadata.detected_attribute_option_combo_id = min_aoc;
+
+	std::vector<int64_t>(*used_undefined)[core::kIdKindCount] = &state->used_undefined;
+	for (int i = 0; i < checked; i++) {
+		bool isnull;
+		Datum d = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 5 + i, &isnull);
+		if (isnull)
+			continue;
+		Datum *items;
+		bool *nulls;
+		int n;
+		deconstruct_array(DatumGetArrayTypeP(d), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &items, &nulls, &n);
+		for (int j = 0; j < n; j++) {
+			const int64 id = DatumGetInt64(items[j]);
+			DVE_CORE((*used_undefined)[kinds_checked[i]].push_back(id));
 		}
-		const int params[2] = {PROGRESS_COPY_TUPLES_PROCESSED, PROGRESS_COPY_BYTES_PROCESSED};
-		const int64 progress[2] = {static_cast<int64>(session->rows), static_cast<int64>(session->bytes_sent)};
-		pgstat_progress_update_multi_param(2, params, progress);
-	} else if (size > 0) {
-		Datum chunk = PointerGetDatum(cstring_to_text_with_len(data, static_cast<int>(size)));
-		bool isnull = false;
-		tuplestore_putvalues(session->tuplestore, session->tupdesc, &chunk, &isnull);
-		pfree(DatumGetPointer(chunk));
-		session->bytes_sent += size;
 	}
-	if (converted != nullptr)
-		pfree(converted);
-	state->text.Clear();
+	DVE_CORE(core::CheckIdentifiersDefined(plan, state->metadata, *used_undefined));
 }
 
 /* Run the main query, streaming every row into the writer. Call inside SPI. May ereport. */
@@ -409,13 +340,10 @@ StreamDataValues(ExportSession *session)
 	                       "dv.followup, dv.deleted FROM datavalue dv");
 	AppendDataValueFilters(session, &sql, &params);
 
-	/* Ordered exports sort in C++ (row_sorter.hpp): the query never sorts and never joins. */
+	/* Ordered exports sort in C++ (ordering.cpp): the query never sorts and never joins. */
 	const bool ordered = !state->plan.unordered;
 	if (ordered) {
-		const size_t run_bytes = static_cast<size_t>(sort_run_memory_kb) * 1024;
-		DVE_CORE(state->sorter = std::make_unique<core::RowSorter>(core::PlanSortKey(state->plan.order), run_bytes));
-		session->rows_to_skip = state->plan.request.offset ? static_cast<uint64>(*state->plan.request.offset) : 0;
-		session->rows_left = state->plan.request.limit ? *state->plan.request.limit : -1;
+		StartOrdering(session);
 	} else {
 		if (state->plan.request.limit)
 			appendStringInfo(&sql, " LIMIT $%d", AddParam(&params, INT8OID, Int64GetDatum(*state->plan.request.limit)));
@@ -443,7 +371,7 @@ StreamDataValues(ExportSession *session)
 	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
 		elog(ERROR, "data value query failed: %s", SPI_result_code_string(rc));
 	if (ordered)
-		EmitSortedRows(session);
+		FinishOrdering(session);
 }
 
 } // namespace datavalue_export::pg

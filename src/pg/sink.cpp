@@ -1,6 +1,7 @@
 /*
- * src/pg/copy_stream.cpp
- *	  Writing the document straight into a running COPY ... TO STDOUT.
+ * src/pg/sink.cpp
+ *	  Where the document goes: straight into a running COPY ... TO STDOUT, or text result rows;
+ *	  converted to the client encoding, gzip-compressed if asked, with COPY progress reporting.
  *
  * When the export function runs inside `COPY (SELECT ...) TO STDOUT`, PostgreSQL has already
  * sent CopyOutResponse before the query starts and will send CopyDone and the command tag
@@ -12,9 +13,13 @@
  * The command tag would then say "COPY 0"; a ProcessUtility hook, active once the library is
  * loaded (preload it to cover the first statement of a session), patches in the number of
  * exported values.
+ *
+ * The rendered text accumulates in ExportState::out.text and leaves every kFlushBytes (at a
+ * row boundary, so it holds whole characters and converts cleanly).
  * SPDX-License-Identifier: PostgreSQL
  */
 #include "pg/export_session.hpp"
+#include "pg/boundary.hpp"
 
 namespace datavalue_export::pg {
 
@@ -193,6 +198,96 @@ InstallCopyTagHook()
 {
 	previous_process_utility = ProcessUtility_hook;
 	ProcessUtility_hook = CopyTagHook;
+}
+
+/* Decide where the document goes and set up compression. May ereport. */
+void
+OpenSink(FunctionCallInfo fcinfo, ExportSession *session)
+{
+	ExportState *state = session->state;
+	SinkTarget *sink = &session->sink;
+	int target_encoding = GetDatabaseEncoding();
+	if (DetectCopyToStdout(fcinfo->flinfo->fn_oid, &target_encoding)) {
+		sink->kind = SinkKind::kCopyStream;
+		sink->target_encoding = target_encoding;
+		sink->need_transcoding = target_encoding != GetDatabaseEncoding() && GetDatabaseEncoding() != PG_SQL_ASCII &&
+		                         target_encoding != PG_SQL_ASCII;
+	} else {
+		sink->kind = SinkKind::kResultRows;
+		if (state->plan.gzip)
+			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			                errmsg("compressed exports can only be written into COPY ... TO STDOUT"),
+			                errdetail("A plain SELECT returns text rows, which cannot carry gzip bytes."),
+			                errhint("Run it as COPY (SELECT export_datavalues_json(..., compression => 'gzip')) TO "
+			                        "STDOUT, or psql's \\copy.")));
+	}
+	if (state->plan.gzip)
+		DVE_CORE(state->out.gzip = std::make_unique<core::GzipWriter>(state->plan.gzip_engine, state->plan.gzip_level));
+}
+
+/* Render one data value into the document; flushes as needed. May ereport. */
+void
+EmitRow(ExportSession *session, const core::DataValueRow &row)
+{
+	ExportState *state = session->state;
+	DVE_CORE(state->document.writer->WriteRow(row, state->out.text));
+	session->rows++;
+	if (state->out.text.Size() >= kFlushBytes)
+		FlushText(session, false);
+}
+
+/*
+ * Send (or store) the rendered text. final also ends the gzip member. May ereport.
+ */
+void
+FlushText(ExportSession *session, bool final)
+{
+	ExportState *state = session->state;
+	SinkTarget *sink = &session->sink;
+	SinkBuffers *out = &state->out;
+	const char *data = out->text.Data();
+	size_t size = out->text.Size();
+	char *converted = nullptr;
+
+	/* The buffer always ends at a row boundary, so it holds whole characters and converts cleanly. */
+	if (size > 0 && sink->need_transcoding) {
+		converted = pg_server_to_any(data, static_cast<int>(size), sink->target_encoding);
+		if (converted != data) {
+			data = converted;
+			size = strlen(converted);
+		} else
+			converted = nullptr;
+	}
+
+	if (sink->kind == SinkKind::kCopyStream) {
+		if (out->gzip) {
+			DVE_CORE({
+				out->gzip->Write(data, size, out->compressed);
+				if (final)
+					out->gzip->Finish(out->compressed);
+			});
+			if (final || out->compressed.Size() >= kFlushBytes) {
+				SendCopyData(out->compressed.Data(), out->compressed.Size());
+				sink->bytes_sent += out->compressed.Size();
+				out->compressed.Clear();
+			}
+		} else {
+			SendCopyData(data, size);
+			sink->bytes_sent += size;
+		}
+		const int params[2] = {PROGRESS_COPY_TUPLES_PROCESSED, PROGRESS_COPY_BYTES_PROCESSED};
+		const int64 progress[2] = {static_cast<int64>(session->rows), static_cast<int64>(sink->bytes_sent)};
+		pgstat_progress_update_multi_param(2, params, progress);
+	} else if (size > 0) {
+		Datum chunk = PointerGetDatum(cstring_to_text_with_len(data, static_cast<int>(size)));
+		bool isnull = false;
+		tuplestore_putvalues(sink->tuplestore, sink->tupdesc, &chunk, &isnull);
+		pfree(DatumGetPointer(chunk));
+		sink->bytes_sent += size;
+	}
+	if (converted != nullptr)
+		pfree(converted);
+	out->text.Clear();
 }
 
 } // namespace datavalue_export::pg
