@@ -100,7 +100,7 @@ constexpr Parameter kTable[] = {
          "With `attribute_combo`: the AOC with exactly these options"),
     Int64("limit", "limit", T::kInt64, &R::limit, "Paging after ordering"),
     Int64("offset", "offset", T::kInt64, &R::offset, "Paging after ordering (negative: absolute value)"),
-    Text("order", "order", T::kOrder, &R::order, "PE,CREATED,DE", "Comma list of `DE,OU,PE,CREATED,AOC`, or `none`"),
+    Text("order", "order", T::kOrder, &R::order, "`PE,CREATED,DE`", "Comma list of `DE,OU,PE,CREATED,AOC`, or `none`"),
     Flag("order_by_period", "orderByPeriod", &R::order_by_period, "Put `PE` first in the order"),
     Flag("exclude_default_coc", "excludeDefaultCoc", &R::exclude_default_coc,
          "Leave the default category option combo out of values"),

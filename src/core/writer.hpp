@@ -76,8 +76,8 @@ class Writer {
 	 * attribute option combo): called before the first and after the last row of a group; first
 	 * is the group's first row, which carries its key. JSON and CSV do not group.
 	 */
-	virtual void BeginGroup(const DataValueRow &first, OutputBuffer &out) {}
-	virtual void EndGroup(OutputBuffer &out) {}
+	virtual void BeginGroup(const DataValueRow & /* first */, OutputBuffer & /* out */) {}
+	virtual void EndGroup(OutputBuffer & /* out */) {}
 	virtual void WriteRow(const DataValueRow &row, OutputBuffer &out) = 0;
 	virtual void End(OutputBuffer &out) = 0;
 

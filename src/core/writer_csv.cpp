@@ -42,7 +42,7 @@ class CsvWriter final : public Writer {
 		rows_++;
 	}
 
-	void End(OutputBuffer &out) override {}
+	void End(OutputBuffer & /* out */) override {}
 
   protected:
 	std::string RenderIdentifier(IdKind kind, std::optional<std::string_view> text, bool is_default) const override
