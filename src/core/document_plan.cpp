@@ -49,7 +49,8 @@ Header243(const ExportPlan &plan, const ResolvedMetadata &metadata, DocumentOpti
 	                                : (!plan.org_unit_scheme.IsUid() ? metadata.detected_org_unit_id : std::nullopt);
 	if (org_unit) {
 		const Identifier *ou = Find(metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)], *org_unit);
-		if (ou && ou->text)
+		const bool encoded = plan.org_unit_scheme.IsUid() || !metadata.result_is_empty;
+		if (ou && ou->text && encoded)
 			options.header.push_back({"orgUnit", ou->text});
 		options.omit_org_unit = true;
 	}
@@ -61,8 +62,9 @@ Header243(const ExportPlan &plan, const ResolvedMetadata &metadata, DocumentOpti
 	                                                       : std::nullopt);
 	if (aoc_id) {
 		const Identifier *aoc = Find(metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)], *aoc_id);
+		const bool encoded = plan.attribute_option_combo_scheme.IsUid() || !metadata.result_is_empty;
 		/* The value-level member goes even when the header one is suppressed (DHIS2 2.43). */
-		if (aoc && aoc->text && !(aoc->is_default && request.exclude_default_aoc))
+		if (aoc && aoc->text && encoded && !(aoc->is_default && request.exclude_default_aoc))
 			options.header.push_back({"attributeOptionCombo", aoc->text});
 		options.omit_attribute_option_combo = true;
 	}

@@ -52,6 +52,12 @@ struct ResolvedMetadata {
 	 */
 	std::optional<int64_t> detected_org_unit_id;
 	std::optional<int64_t> detected_attribute_option_combo_id;
+	/*
+	 * 2.43 with a non-UID org unit or AOC scheme: the result is known to hold no value. DHIS2
+	 * encodes identifiers from the returned values only, so the requested org unit / AOC then
+	 * has no encoding and is left out of the header.
+	 */
+	bool result_is_empty = false;
 };
 
 struct PreparedDocument {

@@ -9,6 +9,12 @@
  * raw. Clean runs are found eight bytes at a time (SWAR) and copied whole, because data
  * values are overwhelmingly plain ASCII.
  *
+ * Characters outside the BMP differ between the two DHIS2 writers. 2.43's json-tree copies
+ * their four UTF-8 bytes raw (NonBmp::kRaw). 2.42's Jackson UTF8JsonGenerator sees Java's
+ * UTF-16 and escapes each surrogate on its own with uppercase hex: U+1F600 is written as
+ * \uD83D\uDE00 (jackson-core issue 223; COMBINE_UNICODE_SURROGATES_IN_UTF8 is off by default
+ * and DHIS2 does not set it): NonBmp::kSurrogateEscapes.
+ *
  * CSV follows javacsv 2.0's CsvWriter as DHIS2 configures it: trim bytes <= 0x20 at both
  * ends (Java String.trim), then quote when the field holds '"', ',', LF or CR, or when it is
  * the first column and is empty or starts with '#'; inside quotes '"' is doubled.
@@ -27,7 +33,11 @@
 
 namespace datavalue_export::core {
 
-/* Worst-case output bytes of EscapeJsonBody for n input bytes (every byte as \u00XX). */
+/* How a JSON string writes a character outside the BMP (see the file header). */
+enum class NonBmp { kRaw, kSurrogateEscapes };
+
+/* Worst-case output bytes of EscapeJsonBody for n input bytes (every byte as \u00XX; a 4-byte
+ * character as two \uXXXX is only 3 bytes per input byte). */
 constexpr size_t
 JsonEscapedMax(size_t n) noexcept
 {
@@ -92,6 +102,41 @@ JsonWordNeedsEscape(uint64_t x) noexcept
 	return (lt20 | zq | zb) & kHighs;
 }
 
+/* Nonzero when any of the eight bytes is >= 0xF0 (the lead byte of a 4-byte UTF-8 sequence). */
+inline uint64_t
+WordHasUtf8Lead4(uint64_t x) noexcept
+{
+	return x & (x << 1) & (x << 2) & (x << 3) & kHighs;
+}
+
+/*
+ * The code point of a 4-byte UTF-8 sequence at s[0..n), or 0 when s does not start with a
+ * well-formed one (PostgreSQL validates UTF-8 text, so that only happens in a database whose
+ * encoding is not UTF-8, where such bytes are copied as they are).
+ */
+inline uint32_t
+DecodeUtf8Four(const unsigned char *s, size_t n) noexcept
+{
+	if (n < 4 || s[0] < 0xF0 || s[0] > 0xF4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
+		return 0;
+	const uint32_t cp = (static_cast<uint32_t>(s[0] & 0x07) << 18) | (static_cast<uint32_t>(s[1] & 0x3F) << 12) |
+	                    (static_cast<uint32_t>(s[2] & 0x3F) << 6) | static_cast<uint32_t>(s[3] & 0x3F);
+	return cp >= 0x10000 && cp <= 0x10FFFF ? cp : 0;
+}
+
+inline char *
+PutUnicodeEscape(char *w, uint32_t unit) noexcept
+{
+	static constexpr char kHex[] = "0123456789ABCDEF";
+	w[0] = '\\';
+	w[1] = 'u';
+	w[2] = kHex[(unit >> 12) & 0xF];
+	w[3] = kHex[(unit >> 8) & 0xF];
+	w[4] = kHex[(unit >> 4) & 0xF];
+	w[5] = kHex[unit & 0xF];
+	return w + 6;
+}
+
 inline uint64_t
 LoadWord(const char *p) noexcept
 {
@@ -103,42 +148,59 @@ LoadWord(const char *p) noexcept
 } // namespace detail
 
 /* Escape the bytes of a JSON string body (no surrounding quotes). */
+template <NonBmp kNonBmp = NonBmp::kRaw>
 inline char *
 EscapeJsonBody(char *w, const char *s, size_t n) noexcept
 {
-	static constexpr char kHex[] = "0123456789ABCDEF";
+	constexpr bool kEscapeNonBmp = kNonBmp == NonBmp::kSurrogateEscapes;
 	size_t i = 0;
 	while (i < n) {
 		size_t j = i;
-		while (j + 8 <= n && !detail::JsonWordNeedsEscape(detail::LoadWord(s + j)))
+		while (j + 8 <= n) {
+			const uint64_t word = detail::LoadWord(s + j);
+			if (detail::JsonWordNeedsEscape(word) || (kEscapeNonBmp && detail::WordHasUtf8Lead4(word)))
+				break;
 			j += 8;
-		while (j < n && detail::kJsonEscape.code[static_cast<unsigned char>(s[j])] == 0)
+		}
+		while (j < n && detail::kJsonEscape.code[static_cast<unsigned char>(s[j])] == 0 &&
+		       !(kEscapeNonBmp && static_cast<unsigned char>(s[j]) >= 0xF0))
 			j++;
 		std::memcpy(w, s + i, j - i);
 		w += j - i;
 		if (j == n)
 			break;
 		const unsigned char c = static_cast<unsigned char>(s[j]);
+		if (kEscapeNonBmp && c >= 0xF0) {
+			const uint32_t cp = detail::DecodeUtf8Four(reinterpret_cast<const unsigned char *>(s + j), n - j);
+			if (cp == 0) {
+				*w++ = s[j];
+				i = j + 1;
+				continue;
+			}
+			w = detail::PutUnicodeEscape(w, 0xD800 + ((cp - 0x10000) >> 10));
+			w = detail::PutUnicodeEscape(w, 0xDC00 + ((cp - 0x10000) & 0x3FF));
+			i = j + 4;
+			continue;
+		}
 		const char code = detail::kJsonEscape.code[c];
-		*w++ = '\\';
-		if (code == 'u') {
-			std::memcpy(w, "u00", 3);
-			w[3] = kHex[c >> 4];
-			w[4] = kHex[c & 0xF];
-			w += 5;
-		} else
+		if (code == 'u')
+			w = detail::PutUnicodeEscape(w, c);
+		else {
+			*w++ = '\\';
 			*w++ = code;
+		}
 		i = j + 1;
 	}
 	return w;
 }
 
 /* A JSON string with its quotes. Reserve JsonEscapedMax(n) + 2. */
+template <NonBmp kNonBmp = NonBmp::kRaw>
 inline char *
 WriteJsonString(char *w, const char *s, size_t n) noexcept
 {
 	*w++ = '"';
-	w = EscapeJsonBody(w, s, n);
+	w = EscapeJsonBody<kNonBmp>(w, s, n);
 	*w++ = '"';
 	return w;
 }

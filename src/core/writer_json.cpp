@@ -25,11 +25,12 @@ constexpr std::string_view kJsonIdKey[kIdKindCount] = {
 /* Bytes a row needs beyond its identifiers and escaped texts: keys, two timestamps, booleans. */
 constexpr size_t kRowFixedMax = 256;
 
+template <NonBmp kNonBmp = NonBmp::kRaw>
 inline char *
 PutJsonTextMember(char *w, std::string_view key, const TextField &f) noexcept
 {
 	w = Put(w, key);
-	return WriteJsonString(w, f.data, f.size);
+	return WriteJsonString<kNonBmp>(w, f.data, f.size);
 }
 
 inline char *
@@ -45,6 +46,9 @@ PutJsonTimestamps(char *w, const DataValueRow &row, TimestampFormatter &timestam
 
 template <Style kStyle>
 class JsonWriter final : public Writer {
+	/* 2.42's Jackson escapes characters outside the BMP as surrogate pairs; 2.43 writes them raw (escape.hpp). */
+	static constexpr NonBmp kNonBmp = kStyle == Style::k242 ? NonBmp::kSurrogateEscapes : NonBmp::kRaw;
+
   public:
 	using Writer::Writer;
 
@@ -56,7 +60,7 @@ class JsonWriter final : public Writer {
 			w = WriteJsonString(w, member.key.data(), member.key.size());
 			*w++ = ':';
 			if (member.value)
-				w = WriteJsonString(w, member.value->data(), member.value->size());
+				w = WriteJsonString<kNonBmp>(w, member.value->data(), member.value->size());
 			else
 				w = Put(w, "null");
 			*w++ = ',';
@@ -102,7 +106,7 @@ class JsonWriter final : public Writer {
 		if (text) {
 			const size_t start = out.size();
 			out.resize(start + JsonEscapedMax(text->size()) + 2);
-			char *w = WriteJsonString(out.data() + start, text->data(), text->size());
+			char *w = WriteJsonString<kNonBmp>(out.data() + start, text->data(), text->size());
 			out.resize(static_cast<size_t>(w - out.data()));
 		}
 		return out;
@@ -128,7 +132,7 @@ class JsonWriter final : public Writer {
 				if (f.is_null)
 					w = Put(Put(w, key), "null");
 				else
-					w = PutJsonTextMember(w, key, f);
+					w = PutJsonTextMember<kNonBmp>(w, key, f);
 			};
 			nullable(",\"value\":", row.value);
 			nullable(",\"storedBy\":", row.stored_by);

@@ -246,8 +246,12 @@ ProfileDataValues(ExportSession *session)
 {
 	ExportState *state = session->state;
 	const core::ExportPlan &plan = state->plan;
-	if (plan.style != core::Style::k243 || NothingCanMatch(state))
+	if (plan.style != core::Style::k243)
 		return;
+	if (NothingCanMatch(state)) {
+		state->metadata.result_is_empty = true;
+		return;
+	}
 	const core::IdScheme *schemes[core::kIdKindCount] = {&plan.data_element_scheme, nullptr, &plan.org_unit_scheme,
 	                                                     &plan.category_option_combo_scheme,
 	                                                     &plan.attribute_option_combo_scheme};
@@ -299,6 +303,7 @@ ProfileDataValues(ExportSession *session)
 	const int64 min_aoc = GetInt64(tuple, 4);
 
 	/* DHIS2 decides on the returned values; with limit/offset this profiles the unpaged set. */
+	state->metadata.result_is_empty = count == 0;
 	if (count > 0 && min_ou == max_ou)
 		state->metadata.detected_org_unit_id = min_ou;
 	if (count == 1)

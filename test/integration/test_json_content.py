@@ -205,6 +205,9 @@ def test_hostile_raw_bytes_have_no_control_characters(conn243, style):
             code = int(hexdigits, 16)
             if code in (0x2028, 0x2029):  # json-tree escapes these, Jackson does not; both are valid
                 continue
+            if style == "2.42" and 0xD800 <= code <= 0xDFFF:  # Jackson: one escape per UTF-16 surrogate
+                assert hexdigits == hexdigits.upper(), "lowercase hex in \\%s" % e
+                continue
             assert code < 0x20, "unexpected \\%s escape" % e
             assert code not in SHORT_ESCAPES.values(), "\\%s must be written as a short escape" % e
             assert hexdigits == hexdigits.upper() and hexdigits.startswith("00"), "lowercase hex in \\%s" % e
@@ -242,3 +245,33 @@ def test_2_42_complete_date_from_registrations(conn243, data_set, period, expect
     doc = dve.parse_json_pairs(raw)
     assert [k for k, _ in doc][:4] == ["dataSet", "completeDate", "period", "orgUnit"]
     assert dict(doc)["completeDate"] == expected
+
+
+GRIN = "\U0001F600".encode("utf-8")
+
+
+@pytest.mark.parametrize("style", ["2.43", "2.42"])
+def test_bytes_follow_the_styles_escaping_rules(conn243, demo_request, style):
+    """The whole demo document (hostile strings included) byte for byte as the style's writer
+    writes its content: 2.43 (json-tree) keeps characters outside the BMP as raw UTF-8, 2.42
+    (Jackson's UTF8JsonGenerator) escapes each UTF-16 surrogate, e.g. U+1F600 as \\uD83D\\uDE00.
+    The expected bytes come from dve.jackson_bytes, written from that rule; the content itself is
+    checked against SQL by the tests above."""
+    params = dict(demo_request, style=style) if style == "2.42" else demo_request
+    got = dve.copy_bytes(conn243, "json", **params)
+    assert got == dve.jackson_bytes(dve.parse_json_pairs(got), surrogate_escapes=(style == "2.42"))
+    if style == "2.42":
+        assert b"\\uD83D\\uDE00" in got
+        assert b"\xf0" not in got  # no 4-byte UTF-8 sequence left
+    else:
+        assert GRIN in got
+        assert b"\\uD83D" not in got
+
+
+def test_2_42_escapes_non_bmp_in_a_single_value(conn243):
+    """Hostile case 13 (50,000 x U+1F600) alone, expected bytes spelled out."""
+    got = dve.copy_bytes(conn243, "json", style="2.42", data_element=["Hostile0013"], period=["202401"],
+                         org_unit=["DiszpKrYNg8"])
+    values = dve.data_values(dve.parse_json_pairs(got))
+    assert len(values) == 1
+    assert b'"value":"' + b"\\uD83D\\uDE00" * 50000 + b'"' in got

@@ -488,5 +488,109 @@ TEST(CsvFieldTest, TrimJavaAdjustsPointerAndLength)
 	EXPECT_EQ(n, 0u);
 }
 
+/* ---- Characters outside the BMP: raw in 2.43, surrogate escapes in 2.42 (Jackson UTF8JsonGenerator) ---- */
+
+std::string
+EscapeSurrogates(const std::string &s)
+{
+	const std::unique_ptr<char[]> in = HeapCopy(s);
+	const size_t cap = JsonEscapedMax(s.size());
+	std::unique_ptr<char[]> out(new char[cap == 0 ? 1 : cap]);
+	char *end = EscapeJsonBody<NonBmp::kSurrogateEscapes>(out.get(), in.get(), s.size());
+	EXPECT_LE(static_cast<size_t>(end - out.get()), cap);
+	return std::string(out.get(), end);
+}
+
+/* The UTF-8 bytes of one code point, written from the UTF-8 definition (RFC 3629). */
+std::string
+Utf8(uint32_t cp)
+{
+	std::string out;
+	if (cp < 0x80)
+		out += static_cast<char>(cp);
+	else if (cp < 0x800) {
+		out += static_cast<char>(0xC0 | (cp >> 6));
+		out += static_cast<char>(0x80 | (cp & 0x3F));
+	} else if (cp < 0x10000) {
+		out += static_cast<char>(0xE0 | (cp >> 12));
+		out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+		out += static_cast<char>(0x80 | (cp & 0x3F));
+	} else {
+		out += static_cast<char>(0xF0 | (cp >> 18));
+		out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+		out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+		out += static_cast<char>(0x80 | (cp & 0x3F));
+	}
+	return out;
+}
+
+TEST(JsonNonBmpTest, KnownCharactersAsJacksonWritesThem)
+{
+	/* Java's UTF-16 of each character, each unit escaped with uppercase hex. */
+	EXPECT_EQ(EscapeSurrogates(Utf8(0x10000)), "\\uD800\\uDC00");
+	EXPECT_EQ(EscapeSurrogates(Utf8(0x10FFFF)), "\\uDBFF\\uDFFF");
+	EXPECT_EQ(EscapeSurrogates(Utf8(0x1F600)), "\\uD83D\\uDE00");
+	EXPECT_EQ(EscapeSurrogates(Utf8(0x1D11E)), "\\uD834\\uDD1E");
+	EXPECT_EQ(EscapeSurrogates("\xF0\x9F\x98\x80"), "\\uD83D\\uDE00");
+}
+
+TEST(JsonNonBmpTest, Style243KeepsTheRawBytes)
+{
+	for (const uint32_t cp : {0x10000u, 0x10FFFFu, 0x1F600u, 0x1D11Eu})
+		EXPECT_EQ(Escape(Utf8(cp)), Utf8(cp));
+}
+
+TEST(JsonNonBmpTest, MixedWithEscapesAsciiAndBmp)
+{
+	const std::string in = "a\"" + Utf8(0x1F600) + "\n\xc3\xa9" + Utf8(0x10000) + Utf8(0x10FFFF) + "\x01z" +
+	                       Utf8(0xFFFF) + "\\" + Utf8(0x1F600);
+	EXPECT_EQ(EscapeSurrogates(in), "a\\\"\\uD83D\\uDE00\\n\xc3\xa9\\uD800\\uDC00\\uDBFF\\uDFFF\\u0001z" +
+	                                    Utf8(0xFFFF) + "\\\\\\uD83D\\uDE00");
+	EXPECT_EQ(Escape(in), "a\\\"" + Utf8(0x1F600) + "\\n\xc3\xa9" + Utf8(0x10000) + Utf8(0x10FFFF) + "\\u0001z" +
+	                          Utf8(0xFFFF) + "\\\\" + Utf8(0x1F600));
+}
+
+TEST(JsonNonBmpTest, EveryOffsetAndRandomMixesMatchReference)
+{
+	/* Reference: the 2.43 rules, then each 4-byte character replaced by its two escapes. */
+	const auto reference = [](const std::vector<uint32_t> &cps) {
+		std::string raw, want;
+		for (const uint32_t cp : cps) {
+			raw += Utf8(cp);
+			if (cp >= 0x10000) {
+				char buf[16];
+				const uint32_t v = cp - 0x10000;
+				std::snprintf(buf, sizeof buf, "\\u%04X\\u%04X", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
+				want += buf;
+			} else
+				want += RefJsonBody(Utf8(cp));
+		}
+		return std::make_pair(raw, want);
+	};
+	std::mt19937 rng(2042);
+	const uint32_t kinds[] = {'a', '"', 0x01, 0xE9, 0x4E2D, 0x1F600, 0x10000, 0x10FFFF, 0xFFFD, '\\'};
+	for (int len = 0; len < 40; len++)
+		for (int round = 0; round < 20; round++) {
+			std::vector<uint32_t> cps;
+			for (int i = 0; i < len; i++)
+				cps.push_back(kinds[rng() % (sizeof kinds / sizeof kinds[0])]);
+			const auto [raw, want] = reference(cps);
+			ASSERT_EQ(EscapeSurrogates(raw), want) << "length " << len;
+		}
+}
+
+TEST(JsonNonBmpTest, MalformedOrTruncatedSequencesStayRaw)
+{
+	/* Not UTF-8 (only possible in a non-UTF-8 database): the bytes are copied as they are. */
+	EXPECT_EQ(EscapeSurrogates("\xF0\x9F\x98"), "\xF0\x9F\x98");
+	EXPECT_EQ(EscapeSurrogates("\xF0"
+	                           "abc"),
+	          "\xF0"
+	          "abc");
+	EXPECT_EQ(EscapeSurrogates("\xF5\x80\x80\x80"), "\xF5\x80\x80\x80");
+	EXPECT_EQ(EscapeSurrogates("\xF0\x8F\xBF\xBF"), "\xF0\x8F\xBF\xBF"); /* overlong U+FFFF */
+	EXPECT_EQ(EscapeSurrogates("\xFF"), "\xFF");
+}
+
 } // namespace
 } // namespace datavalue_export::core

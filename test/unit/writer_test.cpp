@@ -397,6 +397,50 @@ TEST(WriterTest, JsonEscapingInTextsAndIdentifiers)
 	                          "\",\"comment\":\"\xe2\x80\xa8\x7f\"}]}");
 }
 
+TEST(WriterTest, CharactersOutsideTheBmpPerStyle)
+{
+	/* U+1F600 and U+10000 in identifiers, texts and the header: raw in 2.43, \uD83D\uDE00 in 2.42. */
+	const std::string grin = "\xF0\x9F\x98\x80";
+	const std::string first = "\xF0\x90\x80\x80";
+	for (const Style style : {Style::k243, Style::k242}) {
+		DocumentOptions o = Options(Format::kJson, style);
+		o.header = {{"dataSet", OptString("ds" + grin)}};
+		Direct d(o);
+		d.Add(IdKind::kDataElement, 10, "de" + grin);
+		d.Add(IdKind::kPeriod, 20, "202401");
+		d.Add(IdKind::kOrgUnit, 30, "ou");
+		d.Add(IdKind::kCategoryOptionCombo, 40, "coc");
+		d.Add(IdKind::kAttributeOptionCombo, 40, "aoc");
+		Row r;
+		r.value = grin + "x" + first;
+		r.stored_by = "u" + grin;
+		r.comment = first;
+		const std::string doc = d.Doc({r});
+		if (style == Style::k243) {
+			EXPECT_NE(doc.find("\"dataSet\":\"ds" + grin + "\""), std::string::npos) << doc;
+			EXPECT_NE(doc.find("\"dataElement\":\"de" + grin + "\""), std::string::npos) << doc;
+			EXPECT_NE(doc.find("\"value\":\"" + grin + "x" + first + "\""), std::string::npos) << doc;
+			EXPECT_NE(doc.find("\"storedBy\":\"u" + grin + "\""), std::string::npos) << doc;
+			EXPECT_NE(doc.find("\"comment\":\"" + first + "\""), std::string::npos) << doc;
+		} else {
+			EXPECT_EQ(doc.find('\xF0'), std::string::npos) << doc;
+			EXPECT_NE(doc.find("\"dataSet\":\"ds\\uD83D\\uDE00\""), std::string::npos) << doc;
+			EXPECT_NE(doc.find("\"dataElement\":\"de\\uD83D\\uDE00\""), std::string::npos) << doc;
+			EXPECT_NE(doc.find("\"value\":\"\\uD83D\\uDE00x\\uD800\\uDC00\""), std::string::npos) << doc;
+			EXPECT_NE(doc.find("\"storedBy\":\"u\\uD83D\\uDE00\""), std::string::npos) << doc;
+			EXPECT_NE(doc.find("\"comment\":\"\\uD800\\uDC00\""), std::string::npos) << doc;
+		}
+	}
+	/* CSV is the same in both styles: raw UTF-8. */
+	for (const Style style : {Style::k243, Style::k242}) {
+		Direct d(Options(Format::kCsv, style));
+		d.AddStandard();
+		Row r;
+		r.value = grin;
+		EXPECT_NE(d.Doc({r}).find("," + grin + ","), std::string::npos);
+	}
+}
+
 TEST(WriterTest, JsonHeaderMembers)
 {
 	DocumentOptions o = Options(Format::kJson, Style::k243);
@@ -698,6 +742,37 @@ TEST(DocumentPlanTest, EmptyResult)
 	m.single_org_unit_id.reset();
 	PreparedDocument doc = Prepare(r, m);
 	EXPECT_EQ(Render(doc, {}), "{\"dataValues\":[]}");
+}
+
+TEST(DocumentPlanTest, EmptyResultLeavesNonUidOrgUnitAndAocOutOfTheHeader)
+{
+	/* DHIS2 2.43 encodes identifiers from the returned values: none, so a non-UID org unit / AOC
+	 * has no encoding. UID schemes write the identifiers as requested. */
+	ExportRequest r = ExampleRequest();
+	r.attribute_option_combo = {"DonorAaoc01"};
+	ResolvedMetadata m = ExampleMetadata();
+	m.single_attribute_option_combo_id = 41;
+	m.result_is_empty = true;
+	{
+		PreparedDocument doc = Prepare(r, m);
+		EXPECT_EQ(Render(doc, {}), "{\"dataSet\":\"pBOMPrpg1QX\",\"period\":\"202401\",\"orgUnit\":\"DiszpKrYNg8\","
+		                           "\"attributeOptionCombo\":\"aoc2\",\"dataValues\":[]}");
+	}
+	r.org_unit_id_scheme = "CODE";
+	r.attribute_option_combo_id_scheme = "CODE";
+	{
+		PreparedDocument doc = Prepare(r, m);
+		EXPECT_EQ(Render(doc, {}), "{\"dataSet\":\"pBOMPrpg1QX\",\"period\":\"202401\",\"orgUnitIdScheme\":\"CODE\","
+		                           "\"attributeOptionComboIdScheme\":\"CODE\",\"dataValues\":[]}");
+	}
+	/* A non-empty result keeps them. */
+	m.result_is_empty = false;
+	{
+		PreparedDocument doc = Prepare(r, m);
+		EXPECT_EQ(Render(doc, {}), "{\"dataSet\":\"pBOMPrpg1QX\",\"period\":\"202401\",\"orgUnit\":\"DiszpKrYNg8\","
+		                           "\"attributeOptionCombo\":\"aoc2\",\"orgUnitIdScheme\":\"CODE\","
+		                           "\"attributeOptionComboIdScheme\":\"CODE\",\"dataValues\":[]}");
+	}
 }
 
 TEST(DocumentPlanTest, DataSetHeaderOnlyForOneDataSet)
