@@ -50,6 +50,15 @@ ReadText(FunctionCallInfo fcinfo, int arg, std::optional<std::string> *out)
 	DVE_CORE(out->emplace(data, size));
 }
 
+/* DHIS2 has no infinite dates: "start_date must be finite". */
+void
+RequireFinite(bool finite, const core::Parameter &param)
+{
+	if (!finite)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		                errmsg("%.*s must be finite", static_cast<int>(param.sql_name.size()), param.sql_name.data())));
+}
+
 /* An argument that is not NULL; param names it in messages. */
 void
 ReadArgument(FunctionCallInfo fcinfo, int arg, const core::Parameter &param, core::ExportRequest *request)
@@ -69,19 +78,13 @@ ReadArgument(FunctionCallInfo fcinfo, int arg, const core::Parameter &param, cor
 		return;
 	case ParamType::kDate: {
 		const DateADT d = PG_GETARG_DATEADT(arg);
-		if (DATE_NOT_FINITE(d))
-			ereport(ERROR,
-			        (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			         errmsg("%.*s must be finite", static_cast<int>(param.sql_name.size()), param.sql_name.data())));
+		RequireFinite(!DATE_NOT_FINITE(d), param);
 		request->*param.int32 = d;
 		return;
 	}
 	case ParamType::kTimestamp: {
 		const Timestamp ts = PG_GETARG_TIMESTAMP(arg);
-		if (TIMESTAMP_NOT_FINITE(ts))
-			ereport(ERROR,
-			        (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			         errmsg("%.*s must be finite", static_cast<int>(param.sql_name.size()), param.sql_name.data())));
+		RequireFinite(!TIMESTAMP_NOT_FINITE(ts), param);
 		request->*param.int64 = ts;
 		return;
 	}
