@@ -2,12 +2,14 @@
 """bench/bench.py - the datavalue_export end-to-end benchmark driver (run it through bench/run.sh).
 
 Measures, on one demo database and one request (the whole demo), the export functions against
-PostgreSQL's own ways of producing the same rows, K interleaved repetitions each, and prints a
-markdown report (variants table, targets table, optional micro-benchmark summary) that is also
-written to bench/results/<timestamp>.md with the raw numbers in <timestamp>.json.
+PostgreSQL's own ways of producing the same rows and against DHIS2 2.42's writer (the Java peer
+in bench/java/), K interleaved repetitions each, and prints a markdown report (variants table,
+targets table, optional micro-benchmark summary) that is also written to
+bench/results/<timestamp>.md with the raw numbers in <timestamp>.json.
 
 Method and the meaning of every variant: bench/README.md. Python standard library only; every
-database access goes through psql, like a user's would.
+database access goes through psql, like a user's would, except the Java peer's (PgJDBC, like
+DHIS2's).
 """
 
 import argparse
@@ -44,6 +46,7 @@ TARGET_GZIP_VS_JSON = 1.4  # gzip JSON at most 1.4x our plain JSON
 TARGET_MEMORY_MB = 64.0  # peak backend memory growth of an export below 64 MB
 TARGET_LINEAR = 1.25  # per-value time at the larger size at most 1.25x the smaller size's
 TARGET_FLAT_MB = 8.0  # peak memory growth at the larger size at most 8 MB above the smaller's
+TARGET_VS_DHIS2_242 = 15.0  # our JSON at least 15x faster than DHIS2 2.42's writer (issue 12), at 1M and 10M
 
 
 def log(msg):
@@ -244,6 +247,91 @@ def measure(db, variant, command, setup_commands=()):
     }
 
 
+def java_classpath():
+    """Compile the DHIS2 2.42 Java peer (bench/java/build.sh) and return its classpath."""
+    proc = subprocess.run(["bash", os.path.join(BENCH_DIR, "java", "build.sh")], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"bench/java/build.sh failed: {proc.stderr.strip()}")
+    return proc.stdout.strip()
+
+
+def measure_java(db, variant, args):
+    """Run the Java peer; time it like a psql command: from "go" to its DONE line.
+
+    The program connects and warms its JIT up (an untimed export of a few rows to /dev/null)
+    first, then reports its backend pid and waits, so connection setup, JVM start and JIT
+    warm-up are not timed, as a running DHIS2 server has paid them long before a request.
+    """
+    proc = subprocess.Popen(
+        ["java", "-Duser.timezone=UTC", "-cp", variant["classpath"], "Dhis242JsonExport", "--db", db] + args,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        bufsize=1,
+    )
+    watchdog = threading.Timer(COMMAND_TIMEOUT_SECONDS, proc.kill)
+    watchdog.daemon = True
+    watchdog.start()
+
+    def fail(what):
+        proc.kill()
+        err = proc.stderr.read()
+        proc.wait()
+        watchdog.cancel()
+        raise RuntimeError(f"{variant['name']}: {what}: {err.strip()[-2000:]}")
+
+    bpid = None
+    while True:
+        line = proc.stdout.readline()
+        if line == "":
+            fail("the Java peer ended before it was ready")
+        if line.startswith("BACKEND_PID "):
+            bpid = int(line.split()[1])
+        if line.strip() == "READY":
+            break
+    if bpid is None:
+        fail("no backend pid")
+    base = read_status(bpid)
+    base_cpu_backend = read_cpu_seconds(bpid)
+    base_cpu_client = read_cpu_seconds(proc.pid)
+    poller = MemoryPoller(bpid)
+    poller.peak_anon_kb = base["RssAnon"]
+    poller.start()
+    t0 = time.monotonic()
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
+    done = proc.stdout.readline()
+    seconds = time.monotonic() - t0
+    poller.stop()
+    end = read_status(bpid)
+    cpu_backend = read_cpu_seconds(bpid) - base_cpu_backend
+    cpu_client = read_cpu_seconds(proc.pid) - base_cpu_client
+    m = re.match(r"^DONE (\d+) ([0-9.]+)$", done.strip())
+    if not m:
+        fail(f"unexpected output {done.strip()!r}")
+    proc.stdin.close()
+    if proc.wait() != 0:
+        fail(f"exit status {proc.returncode}")
+    proc.stderr.close()
+    proc.stdout.close()
+    watchdog.cancel()
+    return {
+        "variant": variant["name"],
+        "wall_seconds": seconds,
+        "timing_seconds": float(m.group(2)),  # the program's own clock, for reference
+        "copy_rows": int(m.group(1)),
+        "output_lines": [],
+        "rss_anon_growth_mb": (max(poller.peak_anon_kb, end["RssAnon"]) - base["RssAnon"]) / 1024,
+        "vmhwm_growth_mb": (end["VmHWM"] - base["VmHWM"]) / 1024,
+        "rss_shmem_end_mb": end["RssShmem"] / 1024,
+        "memory_samples": poller.samples,
+        "backend_cpu_seconds": cpu_backend,
+        "psql_cpu_seconds": cpu_client,  # the client's CPU: here the JVM, all its threads
+        "backend_pid": bpid,
+    }
+
+
 # ---------------------------------------------------------------------------------------------
 # The request and the variants
 
@@ -316,7 +404,7 @@ def build_variants(req):
     """Every variant: name, description, command template ({out} = output file), options."""
     v = []
 
-    def add(name, what, command, group, out="file", setup=(), timing="wall", check_rows=False, check=None):
+    def add(name, what, command, group, out="file", setup=(), timing="wall", check_rows=False, check=None, runner="psql"):
         v.append(
             dict(
                 name=name,
@@ -328,6 +416,7 @@ def build_variants(req):
                 timing=timing,
                 check_rows=check_rows,
                 check=check,
+                runner=runner,
             )
         )
 
@@ -417,6 +506,26 @@ def build_variants(req):
         check="gzip",
     )
     add(
+        "ours_json_242",
+        "export_datavalues_json with style => '2.42' (DHIS2 2.42's shape), \\copy to a file",
+        "\\copy (SELECT " + req.ours("export_datavalues_json", ", style => " + sql_literal("2.42")) + ") TO '{out}'",
+        "ours",
+        check_rows=True,
+        check="json",
+    )
+    add(
+        "dhis2_242_java",
+        "DHIS2 2.42's export path in Java: its SQL over PgJDBC (fetch size, no ORDER BY), Jackson"
+        " UTF8JsonGenerator to a file (bench/java)",
+        # the Java peer's arguments; {out} is the output file
+        ["--data-sets", ",".join(req.data_sets), "--start", req.start_date, "--end", req.end_date,
+         "--org-unit", ROOT_OU, "--out", "{out}"],
+        "peer",
+        check_rows=True,
+        check="json",
+        runner="java",
+    )
+    add(
         "ours_json_select",
         "SELECT count(*) FROM export_datavalues_json(...): server-side null sink, includes the tuplestore",
         f"SELECT count(*) FROM {req.ours('export_datavalues_json')};",
@@ -493,8 +602,12 @@ def run_once_attempt(db, variant, scratch, expected_rows, problems):
     command = variant["command"]
     if variant["out"] == "file":
         out_path = os.path.join(scratch, f"{variant['name']}.out")
-        command = command.replace("{out}", out_path)
-    m = measure(db, variant["name"], command, variant["setup"])
+        if isinstance(command, str):
+            command = command.replace("{out}", out_path)
+    if variant["runner"] == "java":
+        m = measure_java(db, variant, [a.replace("{out}", out_path) for a in command])
+    else:
+        m = measure(db, variant["name"], command, variant["setup"])
     size = None
     if out_path is not None:
         size = os.path.getsize(out_path)
@@ -526,11 +639,22 @@ def run_size(args, db, values_label):
         if "transport" in wanted:
             wanted.add("ours_json")
         variants = [x for x in variants if x["name"] in wanted]
+    problems = set()
+    notes = []
+    if any(x["runner"] == "java" for x in variants):
+        try:
+            classpath = java_classpath()
+        except (RuntimeError, OSError) as e:
+            log(f"the Java peer is left out: {e}")
+            notes.append(f"dhis2_242_java left out: {str(e).splitlines()[0]}")
+            variants = [x for x in variants if x["runner"] != "java"]
+            classpath = None
+        for x in variants:
+            if x["runner"] == "java":
+                x["classpath"] = classpath
     by_name = {x["name"]: x for x in variants}
     chunk = flush_bytes()
     scratch = tempfile.mkdtemp(prefix="dve_bench_", dir=args.scratch)
-    problems = set()
-    notes = []
     results = {x["name"]: [] for x in variants}
     try:
         # Warm-up: one untimed run of each, in table order; ours_json's size sizes the transport floor.
@@ -635,7 +759,7 @@ def variants_table(summary):
     ours = summary.get("ours_json", {}).get("median")
     lines = [
         "| variant | median s | min s | max s | µs/value | output MB | MB/s | speedup vs native CSV |"
-        " time / our JSON | peak RSS MB | backend CPU s | psql CPU s |",
+        " time / our JSON | peak RSS MB | backend CPU s | client CPU s |",
         "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for name, s in summary.items():
@@ -681,6 +805,13 @@ def targets_table(summary, scaling):
         med("native_csv"),
         med("ours_json"),
         TARGET_JSON_VS_NATIVE,
+        True,
+    )
+    ratio_row(
+        f"our JSON ≥ {TARGET_VS_DHIS2_242:.0f}x faster than DHIS2 2.42's writer (Java peer): dhis2_242_java / JSON",
+        med("dhis2_242_java"),
+        med("ours_json"),
+        TARGET_VS_DHIS2_242,
         True,
     )
     ratio_row(
@@ -750,6 +881,18 @@ def scaling_rows(small, big):
                     verdict(r <= TARGET_LINEAR),
                 )
             )
+    if all(n in x for x in (s, b) for n in ("ours_json", "dhis2_242_java")):
+        rs = s["dhis2_242_java"]["median"] / s["ours_json"]["median"]
+        rb = b["dhis2_242_java"]["median"] / b["ours_json"]["median"]
+        rows.append(
+            (
+                f"our JSON ≥ {TARGET_VS_DHIS2_242:.0f}x faster than DHIS2 2.42's writer at both sizes (the smaller"
+                f" ratio): dhis2_242_java / JSON {rs:.2f}x at {ns}, {rb:.2f}x at {nb}",
+                f"{min(rs, rb):.2f}x",
+                f"≥ {TARGET_VS_DHIS2_242}x",
+                verdict(min(rs, rb) >= TARGET_VS_DHIS2_242),
+            )
+        )
     for name in ("ours_json", "ours_csv", "ours_json_gzip"):
         if name in s and name in b:
             d = b[name]["peak_rss_mb"] - s[name]["peak_rss_mb"]
@@ -861,9 +1004,11 @@ def report(sizes, env, args, micro, scaling):
         out.append("")
         out.append(
             "¹ server-side time from psql's `\\timing` (floors serial). Other rows: monotonic clock from sending the"
-            " command to psql finishing it (file written), connection setup excluded. Output MB in parentheses:"
-            " not written, our JSON's size. Peak RSS MB: highest growth of the backend's private memory (RssAnon)"
-            " over the idle session, sampled every 5 ms, worst of the repetitions; parallel workers not included."
+            " command to psql finishing it (file written), connection setup excluded; dhis2_242_java likewise from"
+            " telling the warmed-up JVM to start to its report (JVM start, connection and JIT warm-up excluded)."
+            " Output MB in parentheses: not written, our JSON's size. Peak RSS MB: highest growth of the backend's"
+            " private memory (RssAnon) over the idle session, sampled every 5 ms, worst of the repetitions; parallel"
+            " workers not included. Client CPU: psql's, or the JVM's (all threads) for dhis2_242_java."
         )
         if size["problems"]:
             out.append("")

@@ -17,7 +17,8 @@
 # Steps: scripts/setup.sh; create or reuse the demo database bench_<N> (demo/create_demo_db.sh;
 # reused when its marker, a database comment, says N values and the value count still matches);
 # (re)create the extension in it; VACUUM ANALYZE; then bench/bench.py warms up and measures
-# every variant and prints the report, also written to bench/results/<UTC timestamp>.md.
+# every variant and prints the report, also written to bench/results/<UTC timestamp>.md; then
+# bench/plot.py draws it (bench/results/<stamp>.png, and docs/bench.png unless --only was given).
 # Method, variants and how to read the targets: bench/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,6 +61,9 @@ log() { echo "bench: $*" >&2; }
 
 if ((SETUP)); then
 	bash scripts/setup.sh >&2
+	# The bench's own packages: the chart (bench/plot.py). The Java peer's are installed by
+	# bench/java/build.sh, which bench.py runs when that variant is selected.
+	bash scripts/ensure_packages.sh bench python3-matplotlib
 fi
 eval "$(test/cluster.sh env)"
 export PGHOST PGPORT PGUSER
@@ -139,4 +143,23 @@ if ((MICRO)); then
 	ARGS+=(--micro-json "$MICRO_JSON")
 fi
 
-python3 bench/bench.py "${ARGS[@]}"
+status=0
+python3 bench/bench.py "${ARGS[@]}" || status=$?
+
+# The chart: bench/results/<stamp>.png, and docs/bench.png (the README's) after a run of every
+# variant. Debian's matplotlib belongs to /usr/bin/python3, which may not be the python3 on PATH.
+if ((!MICRO_ONLY)) && [ -f "bench/results/$STAMP.json" ]; then
+	plotter=""
+	for py in python3 /usr/bin/python3; do
+		if "$py" -c 'import matplotlib' 2>/dev/null; then plotter=$py; break; fi
+	done
+	if [ -z "$plotter" ]; then
+		log "no chart: matplotlib is missing (apt-get install python3-matplotlib)"
+	else
+		"$plotter" bench/plot.py "bench/results/$STAMP.json" -o "bench/results/$STAMP.png" || status=1
+		if [ -z "$ONLY" ]; then
+			"$plotter" bench/plot.py "bench/results/$STAMP.json" -o docs/bench.png || status=1
+		fi
+	fi
+fi
+exit "$status"

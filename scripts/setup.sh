@@ -13,20 +13,7 @@ PACKAGES=(
 	python3 python3-psycopg2 python3-pytest openjdk-17-jdk-headless libpostgresql-jdbc-java
 )
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if ((${#missing[@]})); then
-	if [ "$(id -u)" != 0 ]; then
-		echo "setup: missing packages (${missing[*]}); run as root or install them" >&2
-		exit 1
-	fi
-	echo "setup: installing ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash scripts/ensure_packages.sh setup "${PACKAGES[@]}"
 
 echo "setup: building and installing the extension"
 make -s -j"$(nproc)" ${ERROR_ON_WARNING:+ERROR_ON_WARNING=$ERROR_ON_WARNING} >/dev/null

@@ -24,11 +24,18 @@ COPY (SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202
 -- (COPY itself sends its header line before the function runs, so that line shows up first.)
 COPY (SELECT export_datavalues_csv(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}'))
   TO STDOUT (FORMAT csv, HEADER);
-COPY (SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}'))
-  TO '/dev/null';
 -- gzip needs COPY; a plain SELECT is refused before anything is read.
 SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
                               compression => 'gzip');
+
+-- Server-side targets (superuser here; test/integration/test_server_targets.py covers the
+-- privileges): a device is written directly, the command tag counts the values.
+COPY (SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}'))
+  TO '/dev/null';
+COPY (SELECT export_datavalues_csv(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}'))
+  TO PROGRAM 'wc -c > /dev/null';
+COPY (SELECT export_datavalues_csv(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}'))
+  TO PROGRAM 'exit 3';
 
 -- Another client encoding: text is converted like native COPY, and a character the
 -- encoding lacks is the same error native COPY gives.

@@ -71,13 +71,14 @@ MapId(const ExportState *state, IdKind kind, Datum datum)
 {
 	const int64 id = DatumGetInt64(datum);
 	const uint32_t index = state->document.maps[static_cast<size_t>(kind)].Get(id);
+	/* The main query filters on the resolved sets, so this is a bug; the id is not shown, as
+	 * it may belong to a row the role must not see. */
 	if (index == core::IdMap::kNotFound)
-		elog(ERROR, "data value references %s id " INT64_FORMAT " outside the resolved metadata",
+		elog(ERROR, "data value references a %s outside the resolved metadata",
 		     kind == IdKind::kDataElement ? "data element"
 		     : kind == IdKind::kPeriod    ? "period"
 		     : kind == IdKind::kOrgUnit   ? "organisation unit"
-		                                  : "category option combo",
-		     id);
+		                                  : "category option combo");
 	return index;
 }
 
@@ -204,7 +205,7 @@ AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *para
 	const auto add_ids = [&](const std::vector<int64_t> &ids, const char *column) {
 		const int n = AddParam(params, INT8ARRAYOID, Int8Array(ids));
 		clause();
-		appendStringInfo(sql, "%s = ANY($%d)", column, n);
+		appendStringInfo(sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", column, n);
 	};
 	/* A set that holds every row of its table filters nothing: leave it out of the scan. */
 	if (!state->filters.all_data_elements)
@@ -213,18 +214,18 @@ AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *para
 		add_ids(state->filters.org_unit_ids, "dv.sourceid");
 	if (state->filters.filter_periods)
 		add_ids(state->filters.period_ids, "dv.periodid");
-	if (!state->filters.category_option_combo_ids.empty())
+	if (state->filters.filter_category_option_combos)
 		add_ids(state->filters.category_option_combo_ids, "dv.categoryoptioncomboid");
 	if (state->filters.filter_attribute_option_combos)
 		add_ids(state->filters.attribute_option_combo_ids, "dv.attributeoptioncomboid");
 	if (state->filters.has_last_updated_cutoff) {
 		clause();
-		appendStringInfo(sql, "dv.lastupdated >= $%d",
+		appendStringInfo(sql, "dv.lastupdated OPERATOR(pg_catalog.>=) $%d",
 		                 AddParam(params, TIMESTAMPOID, TimestampGetDatum(state->filters.last_updated_cutoff)));
 	}
 	if (!state->plan.request.include_deleted) {
 		clause();
-		appendStringInfoString(sql, "dv.deleted = false");
+		appendStringInfoString(sql, "NOT dv.deleted");
 	}
 }
 
@@ -232,7 +233,9 @@ bool
 NothingCanMatch(const ExportState *state)
 {
 	return state->filters.data_element_ids.empty() || state->filters.org_unit_ids.empty() ||
-	       (state->filters.filter_periods && state->filters.period_ids.empty());
+	       (state->filters.filter_periods && state->filters.period_ids.empty()) ||
+	       (state->filters.filter_category_option_combos && state->filters.category_option_combo_ids.empty()) ||
+	       (state->filters.filter_attribute_option_combos && state->filters.attribute_option_combo_ids.empty());
 }
 
 /*
@@ -267,7 +270,9 @@ ProfileDataValues(ExportSession *session)
 	params.nargs = 0;
 	StringInfoData sql;
 	initStringInfo(&sql);
-	appendStringInfoString(&sql, "SELECT count(*), min(dv.sourceid), max(dv.sourceid), min(dv.attributeoptioncomboid)");
+	appendStringInfoString(&sql,
+	                       "SELECT pg_catalog.count(*), pg_catalog.min(dv.sourceid), pg_catalog.max(dv.sourceid), "
+	                       "pg_catalog.min(dv.attributeoptioncomboid)");
 	int kinds_checked[core::kIdKindCount];
 	int checked = 0;
 	for (size_t k = 0; k < core::kIdKindCount; k++) {
@@ -283,10 +288,11 @@ ProfileDataValues(ExportSession *session)
 		if (undefined->empty())
 			continue;
 		const int n = AddParam(&params, INT8ARRAYOID, Int8Array(*undefined));
-		appendStringInfo(&sql, ", array_agg(DISTINCT %s) FILTER (WHERE %s = ANY($%d))", kColumns[k], kColumns[k], n);
+		appendStringInfo(&sql, ", pg_catalog.array_agg(DISTINCT %s) FILTER (WHERE %s " OP("=") " ANY($%d))",
+		                 kColumns[k], kColumns[k], n);
 		kinds_checked[checked++] = static_cast<int>(k);
 	}
-	appendStringInfoString(&sql, " FROM datavalue dv");
+	appendStringInfo(&sql, " FROM %s dv", Table(state, "datavalue"));
 	AppendDataValueFilters(session, &sql, &params);
 
 	SPIExecuteOptions options;
@@ -339,10 +345,11 @@ StreamDataValues(ExportSession *session)
 	params.nargs = 0;
 	StringInfoData sql;
 	initStringInfo(&sql);
-	appendStringInfoString(&sql,
-	                       "SELECT dv.dataelementid, dv.periodid, dv.sourceid, dv.categoryoptioncomboid, "
-	                       "dv.attributeoptioncomboid, dv.value, dv.storedby, dv.created, dv.lastupdated, dv.comment, "
-	                       "dv.followup, dv.deleted FROM datavalue dv");
+	appendStringInfo(&sql,
+	                 "SELECT dv.dataelementid, dv.periodid, dv.sourceid, dv.categoryoptioncomboid, "
+	                 "dv.attributeoptioncomboid, dv.value, dv.storedby, dv.created, dv.lastupdated, dv.comment, "
+	                 "dv.followup, dv.deleted FROM %s.datavalue dv",
+	                 state->dhis2_schema);
 	AppendDataValueFilters(session, &sql, &params);
 
 	/* Ordered exports sort in C++ (ordering.cpp): the query never sorts and never joins. */

@@ -50,6 +50,16 @@ RunExport(FunctionCallInfo fcinfo, ExportSession *session)
 	DVE_CORE(state->plan = core::ValidateRequest(std::move(state->request)));
 	OpenSink(fcinfo, session);
 	ResolveLastUpdatedCutoff(state);
+	ResolveDhis2Schema(state);
+	/*
+	 * The export's own SQL is schema-qualified throughout; on top of that it runs with
+	 * search_path = pg_catalog, pg_temp, as a SECURITY DEFINER function with SET would, so no
+	 * schema another role can write to takes part in resolving a name. An error unwinds the
+	 * setting with the transaction.
+	 */
+	const int guc_level = NewGUCNestLevel();
+	(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
+	                        false);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	ResolveMetadata(session);
@@ -58,9 +68,8 @@ RunExport(FunctionCallInfo fcinfo, ExportSession *session)
 	DVE_CORE(state->document.writer->End(state->out.text));
 	FlushText(session, true);
 	SPI_finish();
-
-	if (session->sink.kind == SinkKind::kCopyStream)
-		NoteExportedRows(session->rows);
+	AtEOXact_GUC(true, guc_level);
+	CloseSink(session);
 	return (Datum)0;
 }
 

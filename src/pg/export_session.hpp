@@ -42,6 +42,16 @@ extern int sort_run_memory_kb;
 
 /* Flush rendered text to the client (or to a result row) once this much has accumulated. */
 inline constexpr size_t kFlushBytes = 256 * 1024;
+/* The largest CopyData message sent (sink.cpp SendCopyData); a normal flush fits whole. */
+inline constexpr size_t kMaxCopyMessage = 2 * kFlushBytes;
+
+/*
+ * Every SQL string the export builds is search_path-proof (see the README's Privileges
+ * section): functions and operators are qualified with pg_catalog (OP("=") is
+ * OPERATOR(pg_catalog.=)), DHIS2 tables with the schema resolved once per export (Table in
+ * metadata.cpp), and RunExport runs all of it with search_path = pg_catalog, pg_temp on top.
+ */
+#define OP(op) "OPERATOR(pg_catalog." op ")"
 
 /* The WHERE clause of every datavalue query: written by metadata.cpp, read by datavalue_query.cpp. */
 struct DataValueFilters {
@@ -54,6 +64,7 @@ struct DataValueFilters {
 	bool all_data_elements = false;
 	bool all_org_units = false;
 	std::vector<int64_t> category_option_combo_ids;
+	bool filter_category_option_combos = false;
 	std::vector<int64_t> attribute_option_combo_ids;
 	bool filter_attribute_option_combos = false;
 	/* Resolved lastUpdated / lastUpdatedDuration (datavalue_query.cpp, ResolveLastUpdatedCutoff). */
@@ -74,7 +85,9 @@ struct MetadataScratch {
 struct Ordering {
 	std::unique_ptr<core::RowSorter> sorter; /* null for unordered exports */
 	std::unique_ptr<core::RunMerger> merger;
-	std::vector<BufFile *> run_files; /* spilled runs; temporary files, removed at transaction end */
+	std::vector<BufFile *> run_files;    /* spilled runs; temporary files, removed at transaction end */
+	std::vector<BufFile *> merged_files; /* runs written by the current merge pass */
+	int merge_passes = 0;                /* merge passes before the final merge (DEBUG1) */
 	core::OutputBuffer spill_buffer;
 	/* Paging applied while the sorted rows are written. */
 	uint64_t rows_to_skip = 0;
@@ -89,6 +102,10 @@ struct SinkBuffers {
 };
 
 struct ExportState {
+	/* The schema of the DHIS2 tables (metadata.cpp ResolveDhis2Schema), quoted for SQL, and its OID. */
+	char dhis2_schema[2 * NAMEDATALEN + 3] = {0};
+	Oid dhis2_schema_oid = InvalidOid;
+
 	core::ExportRequest request;     /* entry_points.cpp / arguments.cpp */
 	core::ExportPlan plan;           /* entry_points.cpp (ValidateRequest) */
 	core::ResolvedMetadata metadata; /* metadata.cpp, datavalue_query.cpp (profile) */
@@ -102,7 +119,10 @@ struct ExportState {
 };
 
 /* How the document leaves the function. */
-enum class SinkKind { kCopyStream, kResultRows };
+enum class SinkKind { kCopyStream, kResultRows, kServerFile, kServerProgram };
+
+/* Where the running COPY statement sends this call's rows (sink.cpp). */
+enum class CopyTarget { kNone, kClient, kServerFile, kServerProgram };
 
 /* sink.cpp's plain-C part. */
 struct SinkTarget {
@@ -112,6 +132,11 @@ struct SinkTarget {
 	Tuplestorestate *tuplestore;
 	TupleDesc tupdesc;
 	uint64 bytes_sent;
+	/* COPY TO 'file' / TO PROGRAM: the target, its stream, the temporary file name, renamed yet. */
+	char *server_target;
+	FILE *server_stream;
+	char *server_tmp_path;
+	bool server_done;
 };
 
 struct ExportSession {
@@ -125,7 +150,9 @@ struct ExportSession {
 void ReadArguments(FunctionCallInfo fcinfo, core::ExportRequest *request);
 
 /* metadata.cpp */
+void ResolveDhis2Schema(ExportState *state);
 void ResolveMetadata(ExportSession *session);
+char *Table(const ExportState *state, const char *name);
 Datum Int8Array(const std::vector<int64_t> &values);
 int64 GetInt64(HeapTuple tuple, int column);
 
@@ -150,6 +177,7 @@ void FinishOrdering(ExportSession *session);
 
 /* sink.cpp */
 void OpenSink(FunctionCallInfo fcinfo, ExportSession *session);
+void CloseSink(ExportSession *session);
 void EmitRow(ExportSession *session, const core::DataValueRow &row);
 void FlushText(ExportSession *session, bool final);
 void NoteExportedRows(uint64 rows);

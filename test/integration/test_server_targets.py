@@ -1,0 +1,134 @@
+"""
+test/integration/test_server_targets.py
+    COPY (SELECT export_...(...)) TO 'server file' and TO PROGRAM 'command': the same bytes as
+    the TO STDOUT stream (gzip included), the privileges of native COPY and no others, and no
+    complete-looking file after a failed export. The server runs as the postgres OS user, so
+    targets live in a folder that user owns. Role and data changes are rolled back.
+SPDX-License-Identifier: PostgreSQL
+"""
+import gzip
+import os
+import pwd
+import shutil
+import tempfile
+
+import psycopg2
+import pytest
+
+import dve
+
+ROLE = "dve_it_copy_role"
+
+
+@pytest.fixture()
+def target_dir():
+    path = tempfile.mkdtemp(prefix="dve_it_server_")
+    pw = pwd.getpwnam("postgres")
+    os.chown(path, pw.pw_uid, pw.pw_gid)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _small(conn):
+    return dict(data_set=["pBOMPrpg1QX"], start_date=dve.DEMO_START, end_date=dve.DEMO_END,
+                org_unit=[dve.ROOT_OU], children=True)
+
+
+def _copy_to(conn, target, fmt="json", **params):
+    with conn.cursor() as cur:
+        cur.execute("COPY (SELECT %s) TO %s" % (dve.call(fmt, **params), target))
+        return cur.rowcount
+
+
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("fmt,extra", [("json", {}), ("csv", {}), ("json", {"style": "2.42"}),
+                                       ("json", {"compression": "gzip"}),
+                                       ("csv", {"compression": "gzip", "compression_level": 6})])
+def test_server_file_and_program_get_the_stdout_bytes(fresh_conn, demo_request, target_dir, fmt, extra):
+    params = dict(demo_request, **extra)
+    want = dve.copy_bytes(fresh_conn, fmt, **params)
+    path = os.path.join(target_dir, "export.out")
+    rows = _copy_to(fresh_conn, dve.sql_literal(path), fmt, **params)
+    assert _read(path) == want
+    assert os.listdir(target_dir) == ["export.out"], "a temporary file was left behind"
+    piped = os.path.join(target_dir, "piped.out")
+    rows_program = _copy_to(fresh_conn, "PROGRAM " + dve.sql_literal("cat > " + piped), fmt, **params)
+    assert _read(piped) == want
+    assert rows == rows_program and rows > 1000  # COPY's tag counts the values
+    if "compression" in extra:
+        gzip.decompress(want)  # a complete gzip member
+
+
+def test_a_failed_export_leaves_no_complete_looking_file(fresh_conn, demo_request, target_dir):
+    """The physically last demo value gets an infinite timestamp inside a rolled-back
+    transaction: the export fails after most of the document was written. The target holds
+    nothing that looks complete (native COPY opens, and so truncates, it first) and the
+    temporary file is gone."""
+    path = os.path.join(target_dir, "export.json")
+    with open(path, "wb") as f:
+        f.write(b"previous content")
+    os.chown(path, pwd.getpwnam("postgres").pw_uid, pwd.getpwnam("postgres").pw_gid)
+    with fresh_conn.cursor() as cur:
+        cur.execute("BEGIN")
+        cur.execute("""UPDATE datavalue SET created = 'infinity'
+                       WHERE ctid = (SELECT max(dv.ctid) FROM datavalue dv JOIN period pe USING (periodid)
+                                     WHERE NOT dv.deleted AND pe.startdate >= %s AND pe.enddate <= %s)""",
+                    (dve.DEMO_START, dve.DEMO_END))
+        with pytest.raises(psycopg2.Error) as err:
+            cur.execute("COPY (SELECT %s) TO %s" % (dve.call("json", order="none", **demo_request),
+                                                   dve.sql_literal(path)))
+        cur.execute("ROLLBACK")
+    assert err.value.pgcode == "22008"
+    assert os.listdir(target_dir) == ["export.json"], os.listdir(target_dir)
+    content = _read(path)
+    assert not content.endswith(b"]}")
+    assert len(content) == 0
+
+
+def test_program_failure_is_an_error(fresh_conn, target_dir):
+    with pytest.raises(psycopg2.Error) as err:
+        _copy_to(fresh_conn, "PROGRAM 'cat > /dev/null; exit 7'", **_small(fresh_conn))
+    assert err.value.pgcode == "38000"
+    assert "exit code 7" in (err.value.diag.message_detail or "")
+
+
+@pytest.mark.parametrize("grant,file_ok,program_ok", [
+    (None, False, False),
+    ("pg_write_server_files", True, False),
+    ("pg_execute_server_program", False, True),
+])
+def test_privileges_are_those_of_native_copy(fresh_conn, target_dir, grant, file_ok, program_ok):
+    """Each case runs native COPY of a query beside the export, as the same role: both must be
+    allowed or refused alike, with the same error."""
+    path = os.path.join(target_dir, "priv.json")
+    with fresh_conn.cursor() as cur:
+        cur.execute("BEGIN")
+        cur.execute("CREATE ROLE %s" % ROLE)
+        cur.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO %s" % ROLE)
+        cur.execute("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO %s" % ROLE)
+        if grant:
+            cur.execute("GRANT %s TO %s" % (grant, ROLE))
+        cur.execute("SET LOCAL ROLE %s" % ROLE)
+        outcomes = {}
+        for kind, target in (("file", dve.sql_literal(path)), ("program", "PROGRAM 'cat > /dev/null'")):
+            for query in ("SELECT 1", "SELECT %s" % dve.call("json", **_small(fresh_conn))):
+                cur.execute("SAVEPOINT s")
+                try:
+                    cur.execute("COPY (%s) TO %s" % (query, target))
+                    outcomes.setdefault(kind, []).append("ok")
+                    cur.execute("RELEASE SAVEPOINT s")
+                except psycopg2.Error as e:
+                    outcomes.setdefault(kind, []).append((e.pgcode, e.diag.message_primary))
+                    cur.execute("ROLLBACK TO SAVEPOINT s")
+        cur.execute("ROLLBACK")
+    for kind, allowed in (("file", file_ok), ("program", program_ok)):
+        native, export = outcomes[kind]
+        assert export == native, (kind, outcomes)
+        if allowed:
+            assert export == "ok"
+        else:
+            assert export[0] == "42501", export
