@@ -4,7 +4,8 @@
 \echo Use "CREATE EXTENSION datavalue_export" to load this file. \quit
 
 -- Parameters mirror DHIS2's GET /api/dataValueSets request parameters in snake_case;
--- the C code reads them by position, so their order is part of the ABI (src/pg/export.cpp).
+-- the C code reads them by position through the parameter table (src/core/parameters.cpp), so
+-- their order is part of the ABI; sql/parameters.sql and test/unit/parameters_test.cpp compare them.
 
 CREATE FUNCTION export_datavalues_json(
     data_set text[] DEFAULT NULL,

@@ -58,3 +58,10 @@ SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202
 -- NULL elements in identifier lists.
 SELECT try($$export_datavalues_json(data_set => ARRAY['pBOMPrpg1QX', NULL], period => '{202401}',
                               org_unit => '{DiszpKrYNg8}')$$);
+-- Infinite dates and timestamps: the message names the SQL parameter (from the parameter table).
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', start_date => 'infinity', end_date => '2024-12-31',
+                              org_unit => '{DiszpKrYNg8}')$$);
+SELECT try($$export_datavalues_csv(data_set => '{pBOMPrpg1QX}', start_date => '2024-01-01', end_date => '-infinity',
+                             org_unit => '{DiszpKrYNg8}')$$);
+SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
+                              last_updated => 'infinity')$$);

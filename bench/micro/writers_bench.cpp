@@ -8,7 +8,7 @@
  *     text, and text full of characters that need escaping or quoting;
  *   - DHIS2 timestamp formatting (WriteDhis2Timestamp);
  *   - ISO period strings (AppendIsoPeriod) for Monthly, Weekly and BiWeekly;
- *   - a whole data value row through DocumentWriter::WriteRow, JSON 2.43, JSON 2.42 and CSV;
+ *   - a whole data value row through Writer::WriteRow (MakeWriter), JSON 2.43, JSON 2.42 and CSV;
  *   - GzipWriter on a realistic JSON document fed in 256 kB chunks (the export's flush size):
  *     ISA-L level 1 (the default), zlib level 1 and zlib level 6 (Java's GZIPOutputStream).
  * Bytes processed are input bytes for escaping and gzip, output bytes for the formatters and
@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "core/document_writer.hpp"
+#include "core/writer.hpp"
 #include "core/escape.hpp"
 #include "core/gzip.hpp"
 #include "core/output_buffer.hpp"
@@ -342,12 +342,12 @@ struct RowFixture {
 		}
 	}
 
-	std::unique_ptr<dve::DocumentWriter> Writer(dve::Format format, dve::Style style) const
+	std::unique_ptr<dve::Writer> Writer(dve::Format format, dve::Style style) const
 	{
 		dve::DocumentOptions options;
 		options.format = format;
 		options.style = style;
-		auto writer = std::make_unique<dve::DocumentWriter>(options);
+		auto writer = dve::MakeWriter(options);
 		for (size_t k = 0; k < dve::kIdKindCount; k++)
 			for (size_t i = 0; i < id_texts[k].size(); i++)
 				writer->AddIdentifier(static_cast<dve::IdKind>(k), id_texts[k][i], false);

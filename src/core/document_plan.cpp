@@ -152,7 +152,7 @@ PrepareDocument(const ExportPlan &plan, const ResolvedMetadata &metadata)
 	options.style = plan.style;
 	options.exclude_default_coc = plan.request.exclude_default_coc;
 	options.exclude_default_aoc = plan.request.exclude_default_aoc;
-	if (options.format == Format::kJson) {
+	if (CarriesHeader(options.format)) {
 		if (plan.style == Style::k243)
 			Header243(plan, metadata, options);
 		else
@@ -165,7 +165,7 @@ PrepareDocument(const ExportPlan &plan, const ResolvedMetadata &metadata)
 	}
 
 	PreparedDocument prepared;
-	prepared.writer = std::make_unique<DocumentWriter>(std::move(options));
+	prepared.writer = MakeWriter(options);
 	for (size_t k = 0; k < kIdKindCount; k++)
 		for (const Identifier &object : metadata.objects[k]) {
 			const std::optional<std::string_view> text =

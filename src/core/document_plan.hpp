@@ -1,6 +1,6 @@
 /*
  * src/core/document_plan.hpp
- *	  From a validated plan plus the metadata the database resolved, to a ready DocumentWriter.
+ *	  From a validated plan plus the metadata the database resolved, to a ready Writer.
  *
  * This is where DHIS2's document-level rules live: which header members appear (2.43 hoisting
  * of dataSet, period, orgUnit and attributeOptionCombo, the ...IdScheme keys; the 2.42
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "core/document_writer.hpp"
+#include "core/writer.hpp"
 #include "core/id_map.hpp"
 #include "core/validate.hpp"
 #include "core/cpp_only.hpp"
@@ -61,7 +61,7 @@ struct ResolvedMetadata {
 };
 
 struct PreparedDocument {
-	std::unique_ptr<DocumentWriter> writer;
+	std::unique_ptr<Writer> writer;
 	IdMap maps[kIdKindCount]; /* database id -> writer index */
 };
 

@@ -5,9 +5,8 @@
  * Three passes: split on '&' and percent-decode every pair (so an encoding error is reported
  * before anything else), group the pairs by name in order of first appearance (a list parameter
  * needs its occurrence count to know whether to split on commas), then bind each group through
- * one table of parameter specs. Empty values mean "not given", as Spring's converters return null
- * for an empty string; for a list, "dataSet=" adds nothing.
- * SPDX-License-Identifier: PostgreSQL
+ * the parameter table (core/parameters), whose type says how a value binds. Empty values mean "not given", as Spring's
+ *converters return null for an empty string; for a list, "dataSet=" adds nothing. SPDX-License-Identifier: PostgreSQL
  */
 #include "core/query_string.hpp"
 
@@ -18,6 +17,7 @@
 
 #include "core/calendar.hpp"
 #include "core/error.hpp"
+#include "core/parameters.hpp"
 
 namespace datavalue_export::core {
 
@@ -404,155 +404,15 @@ DayOf(int64_t micros) noexcept
 	return static_cast<int32_t>(FloorDiv(micros, kMicrosPerDay));
 }
 
-/* ---- Parameter table ---- */
-
-enum class Kind {
-	kList,            /* std::vector<std::string>; repeats accumulate, one occurrence splits on commas */
-	kOrder,           /* comma list kept as raw text; repeats are joined with commas */
-	kBool,            /* bool */
-	kInt32,           /* std::optional<int32_t> */
-	kInt64,           /* std::optional<int64_t> */
-	kDate,            /* std::optional<int32_t> day number */
-	kTimestamp,       /* std::optional<int64_t> microseconds */
-	kText,            /* std::optional<std::string>, raw */
-	kDuration,        /* std::optional<std::string>, raw; blank means not given */
-	kFormat,          /* Format */
-	kIgnored,         /* accepted, no effect */
-	kUnsupported,     /* any non-empty value is an error */
-	kUnsupportedFlag, /* boolean; only true is an error */
-};
-
-struct ParamSpec {
-	std::string_view name;
-	Kind kind;
-	std::vector<std::string> ExportRequest::*list = nullptr;
-	bool ExportRequest::*flag = nullptr;
-	std::optional<int32_t> ExportRequest::*int32 = nullptr;
-	std::optional<int64_t> ExportRequest::*int64 = nullptr;
-	std::optional<std::string> ExportRequest::*text = nullptr;
-	const char *why = nullptr; /* detail for kUnsupported/kUnsupportedFlag */
-};
-
-constexpr ParamSpec
-ListParam(std::string_view name, std::vector<std::string> ExportRequest::*member)
-{
-	ParamSpec spec{name, Kind::kList};
-	spec.list = member;
-	return spec;
-}
-
-constexpr ParamSpec
-BoolParam(std::string_view name, bool ExportRequest::*member)
-{
-	ParamSpec spec{name, Kind::kBool};
-	spec.flag = member;
-	return spec;
-}
-
-constexpr ParamSpec
-Int32Param(std::string_view name, Kind kind, std::optional<int32_t> ExportRequest::*member)
-{
-	ParamSpec spec{name, kind};
-	spec.int32 = member;
-	return spec;
-}
-
-constexpr ParamSpec
-Int64Param(std::string_view name, Kind kind, std::optional<int64_t> ExportRequest::*member)
-{
-	ParamSpec spec{name, kind};
-	spec.int64 = member;
-	return spec;
-}
-
-constexpr ParamSpec
-TextParam(std::string_view name, Kind kind, std::optional<std::string> ExportRequest::*member)
-{
-	ParamSpec spec{name, kind};
-	spec.text = member;
-	return spec;
-}
-
-constexpr ParamSpec
-OtherParam(std::string_view name, Kind kind, const char *why = nullptr)
-{
-	ParamSpec spec{name, kind};
-	spec.why = why;
-	return spec;
-}
-
-constexpr const char *kUnfoldWhy =
-    "DHIS2 writes option combos as category-to-option objects with it; this extension writes option combo ids only.";
-constexpr const char *kCategorySchemeWhy =
-    "DHIS2 uses it only for unfolded option combos and ADX output, which this extension does not produce.";
-
-using R = ExportRequest;
-
-/* Order matters only for ClosestMatch ties: the common parameters come first. */
-constexpr ParamSpec kParams[] = {
-    ListParam("dataSet", &R::data_set),
-    ListParam("dataElement", &R::data_element),
-    ListParam("dataElementGroup", &R::data_element_group),
-    ListParam("period", &R::period),
-    Int32Param("startDate", Kind::kDate, &R::start_date),
-    Int32Param("endDate", Kind::kDate, &R::end_date),
-    ListParam("orgUnit", &R::org_unit),
-    BoolParam("children", &R::children),
-    ListParam("orgUnitGroup", &R::org_unit_group),
-    Int32Param("level", Kind::kInt32, &R::level),
-    ListParam("attributeOptionCombo", &R::attribute_option_combo),
-    TextParam("attributeCombo", Kind::kText, &R::attribute_combo),
-    ListParam("attributeOptions", &R::attribute_options),
-    ListParam("categoryOptionCombo", &R::category_option_combo),
-    BoolParam("includeDeleted", &R::include_deleted),
-    Int64Param("lastUpdated", Kind::kTimestamp, &R::last_updated),
-    TextParam("lastUpdatedDuration", Kind::kDuration, &R::last_updated_duration),
-    Int64Param("limit", Kind::kInt64, &R::limit),
-    Int64Param("offset", Kind::kInt64, &R::offset),
-    TextParam("order", Kind::kOrder, &R::order),
-    BoolParam("orderByPeriod", &R::order_by_period),
-    TextParam("idScheme", Kind::kText, &R::id_scheme),
-    TextParam("dataElementIdScheme", Kind::kText, &R::data_element_id_scheme),
-    TextParam("orgUnitIdScheme", Kind::kText, &R::org_unit_id_scheme),
-    TextParam("categoryOptionComboIdScheme", Kind::kText, &R::category_option_combo_id_scheme),
-    TextParam("attributeOptionComboIdScheme", Kind::kText, &R::attribute_option_combo_id_scheme),
-    TextParam("dataSetIdScheme", Kind::kText, &R::data_set_id_scheme),
-    TextParam("inputIdScheme", Kind::kText, &R::input_id_scheme),
-    TextParam("inputOrgUnitIdScheme", Kind::kText, &R::input_org_unit_id_scheme),
-    TextParam("inputDataElementIdScheme", Kind::kText, &R::input_data_element_id_scheme),
-    TextParam("inputDataSetIdScheme", Kind::kText, &R::input_data_set_id_scheme),
-    TextParam("inputDataElementGroupIdScheme", Kind::kText, &R::input_data_element_group_id_scheme),
-    BoolParam("inputUseCodeFallback", &R::input_use_code_fallback),
-    BoolParam("excludeDefaultCoc", &R::exclude_default_coc),
-    BoolParam("excludeDefaultAoc", &R::exclude_default_aoc),
-    OtherParam("format", Kind::kFormat),
-    TextParam("compression", Kind::kText, &R::compression),
-    OtherParam("attachment", Kind::kIgnored),
-    /* Extension-only. */
-    TextParam("style", Kind::kText, &R::style),
-    Int32Param("compressionLevel", Kind::kInt32, &R::compression_level),
-    /* DHIS2 accepts these; we refuse them rather than silently export something else. */
-    OtherParam("unfoldOptionCombos", Kind::kUnsupportedFlag, kUnfoldWhy),
-    OtherParam("categoryIdScheme", Kind::kUnsupported, kCategorySchemeWhy),
-    OtherParam("categoryOptionIdScheme", Kind::kUnsupported, kCategorySchemeWhy),
-};
-
-const ParamSpec *
-FindParam(std::string_view name) noexcept
-{
-	for (const ParamSpec &spec : kParams)
-		if (spec.name == name)
-			return &spec;
-	return nullptr;
-}
+/* ---- Binding through the parameter table (core/parameters) ---- */
 
 [[noreturn]] void
 ThrowUnknown(const std::string &name)
 {
 	/* Unsupported names are candidates too: a near miss of one deserves its "not supported" error next. */
 	std::vector<std::string_view> candidates;
-	for (const ParamSpec &spec : kParams)
-		candidates.push_back(spec.name);
+	for (const Parameter &spec : Parameters())
+		candidates.push_back(spec.query_name);
 	const std::string closest = ClosestMatch(name, candidates);
 	throw Error(sqlstate::kUndefinedParameter, "unknown parameter \"" + name + "\"", "",
 	            closest.empty() ? std::string(kReadmeHint) : "Perhaps you meant \"" + closest + "\".");
@@ -598,7 +458,7 @@ BindFormat(ExportRequest &request, const std::string &value)
 }
 
 void
-BindDateTime(ExportRequest &request, const ParamSpec &spec, const std::string &value)
+BindDateTime(ExportRequest &request, const Parameter &spec, const std::string &value)
 {
 	const TimestampResult result = ParseTimestampImpl(value);
 	if (result.status != ParseStatus::kOk) {
@@ -607,26 +467,26 @@ BindDateTime(ExportRequest &request, const ParamSpec &spec, const std::string &v
 		        ? "The month, day, time of day or offset is out of range."
 		        : "Accepted forms are yyyy-MM-dd, yyyyMMdd, yyyy-MM, yyyy, yyyy-MM-ddTHH[:mm[:ss[.SSS]]][Z|+HH:mm] "
 		          "and yyyy-MM-dd HH:mm:ss followed by an offset.";
-		ThrowInvalidValue(sqlstate::kInvalidDatetimeFormat, spec.name, value, std::move(detail),
+		ThrowInvalidValue(sqlstate::kInvalidDatetimeFormat, spec.query_name, value, std::move(detail),
 		                  value.find(' ') != std::string::npos ? kPlusHint : "");
 	}
-	if (spec.kind == Kind::kDate)
+	if (spec.type == ParamType::kDate)
 		request.*spec.int32 = DayOf(result.micros);
 	else
 		request.*spec.int64 = result.micros;
 }
 
 void
-BindInteger(ExportRequest &request, const ParamSpec &spec, const std::string &value)
+BindInteger(ExportRequest &request, const Parameter &spec, const std::string &value)
 {
-	const bool is32 = spec.kind == Kind::kInt32;
+	const bool is32 = spec.type == ParamType::kInt32;
 	const IntResult result =
 	    is32 ? ParseInteger(value, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max())
 	         : ParseInteger(value, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
 	if (result.status == ParseStatus::kBadFormat)
-		ThrowInvalidValue(sqlstate::kInvalidParameterValue, spec.name, value, "The value must be an integer.");
+		ThrowInvalidValue(sqlstate::kInvalidParameterValue, spec.query_name, value, "The value must be an integer.");
 	if (result.status == ParseStatus::kOutOfRange)
-		ThrowInvalidValue(sqlstate::kInvalidParameterValue, spec.name, value,
+		ThrowInvalidValue(sqlstate::kInvalidParameterValue, spec.query_name, value,
 		                  is32 ? "The value is out of range for a 32-bit integer."
 		                       : "The value is out of range for a 64-bit integer.");
 	if (is32)
@@ -649,12 +509,12 @@ ParseBooleanOrThrow(std::string_view name, const std::string &value)
 void
 BindParameter(ExportRequest &request, const std::string &name, const std::vector<std::string> &values)
 {
-	const ParamSpec *spec = FindParam(name);
+	const Parameter *spec = FindQueryParameter(name);
 	if (spec == nullptr)
 		ThrowUnknown(name);
 
-	switch (spec->kind) {
-	case Kind::kList:
+	switch (spec->type) {
+	case ParamType::kTextList:
 		/* Spring binding: a lone value is a comma list; repeated values are each taken whole. */
 		if (values.size() == 1)
 			AppendCommaList(request.*spec->list, values.front());
@@ -663,7 +523,7 @@ BindParameter(ExportRequest &request, const std::string &name, const std::vector
 				if (!value.empty())
 					(request.*spec->list).push_back(value);
 		return;
-	case Kind::kOrder: {
+	case ParamType::kOrder: {
 		/* The field holds the comma-list text, so repeats join into one list. */
 		std::string joined;
 		for (const std::string &value : values) {
@@ -677,7 +537,7 @@ BindParameter(ExportRequest &request, const std::string &name, const std::vector
 			request.*spec->text = std::move(joined);
 		return;
 	}
-	case Kind::kIgnored:
+	case ParamType::kIgnored:
 		return;
 	default:
 		break;
@@ -688,39 +548,41 @@ BindParameter(ExportRequest &request, const std::string &name, const std::vector
 		            "Only list parameters such as dataSet or orgUnit may be repeated.");
 	const std::string &value = values.front();
 	/* Spring's converters turn an empty string into null, i.e. "not given"; booleans and numbers are trimmed first. */
-	const bool trimmed_kind = spec->kind == Kind::kBool || spec->kind == Kind::kInt32 || spec->kind == Kind::kInt64 ||
-	                          spec->kind == Kind::kUnsupportedFlag || spec->kind == Kind::kDuration;
-	if (value.empty() || (trimmed_kind && TrimAscii(value).empty()))
+	const bool trimmed_type = spec->type == ParamType::kBool || spec->type == ParamType::kInt32 ||
+	                          spec->type == ParamType::kInt64 || spec->type == ParamType::kUnsupportedFlag ||
+	                          spec->type == ParamType::kDuration;
+	if (value.empty() || (trimmed_type && TrimAscii(value).empty()))
 		return;
 
-	switch (spec->kind) {
-	case Kind::kBool:
-		request.*spec->flag = ParseBooleanOrThrow(spec->name, value);
+	switch (spec->type) {
+	case ParamType::kBool:
+		request.*spec->flag = ParseBooleanOrThrow(spec->query_name, value);
 		return;
-	case Kind::kInt32:
-	case Kind::kInt64:
+	case ParamType::kInt32:
+	case ParamType::kInt64:
 		BindInteger(request, *spec, value);
 		return;
-	case Kind::kDate:
-	case Kind::kTimestamp:
+	case ParamType::kDate:
+	case ParamType::kTimestamp:
 		BindDateTime(request, *spec, value);
 		return;
-	case Kind::kText:
-	case Kind::kDuration:
+	case ParamType::kText:
+	case ParamType::kDuration:
 		request.*spec->text = value;
 		return;
-	case Kind::kFormat:
+	case ParamType::kFormat:
 		BindFormat(request, value);
 		return;
-	case Kind::kUnsupportedFlag:
-		if (!ParseBooleanOrThrow(spec->name, value))
+	case ParamType::kUnsupportedFlag:
+		if (!ParseBooleanOrThrow(spec->query_name, value))
 			return;
 		[[fallthrough]];
-	case Kind::kUnsupported:
-		throw Error(sqlstate::kFeatureNotSupported, "parameter \"" + name + "\" is not supported", spec->why);
-	case Kind::kList:
-	case Kind::kOrder:
-	case Kind::kIgnored:
+	case ParamType::kUnsupported:
+		throw Error(sqlstate::kFeatureNotSupported, "parameter \"" + name + "\" is not supported",
+		            spec->why_unsupported);
+	case ParamType::kTextList:
+	case ParamType::kOrder:
+	case ParamType::kIgnored:
 		break;
 	}
 }

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/request.hpp"
+#include "core/model.hpp"
 #include "core/cpp_only.hpp"
 
 namespace datavalue_export::core {

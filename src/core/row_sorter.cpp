@@ -46,7 +46,7 @@ TextBytes(uint32_t length) noexcept
 
 } // namespace
 
-/* Identifier indexes are ranks because src/pg/lookups.cpp registers identifiers in DHIS2's sort order. */
+/* Identifier indexes are ranks because src/pg/metadata.cpp registers identifiers in DHIS2's sort order. */
 SortKeyPlan
 PlanSortKey(const std::vector<OrderKey> &order)
 {

@@ -4,7 +4,7 @@
  *
  * DHIS2 orders by pe.startdate, pe.enddate, dv.created, de.uid. Letting PostgreSQL sort the
  * joined rows costs about 1 us a row (wide tuples, a text key). Here every identifier is
- * registered in its sort order (src/pg/lookups.cpp), so a row's sort key is a few integers:
+ * registered in its sort order (src/pg/metadata.cpp), so a row's sort key is a few integers:
  * identifier indexes (ranks) and the created timestamp, packed into four words.
  *
  * Rows are kept in a compact binary form (ids, timestamps, flags, the three texts), about a
@@ -23,7 +23,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/document_writer.hpp"
+#include "core/model.hpp"
 #include "core/output_buffer.hpp"
 #include "core/validate.hpp"
 #include "core/cpp_only.hpp"

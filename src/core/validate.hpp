@@ -20,10 +20,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/document_writer.hpp"
 #include "core/gzip.hpp"
 #include "core/period.hpp"
-#include "core/request.hpp"
+#include "core/model.hpp"
 #include "core/cpp_only.hpp"
 
 namespace datavalue_export::core {

@@ -9,7 +9,7 @@
  *     calls ereport, so all C++ frames are gone before the longjmp;
  *   - src/pg frames that call PostgreSQL functions (which may ereport) hold only trivially
  *     destructible locals; long-lived C++ state lives on the heap, owned by a memory-context
- *     reset callback (see export.cpp), so an aborted query still frees it;
+ *     reset callback (see entry_points.cpp), so an aborted query still frees it;
  *   - SQL entry points are declared with DVE_PG_FUNCTION, one wrapper for all of them.
  * SPDX-License-Identifier: PostgreSQL
  */

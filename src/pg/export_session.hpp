@@ -1,12 +1,18 @@
 /*
  * src/pg/export_session.hpp
- *	  The state of one running export, split by the boundary rule.
+ *	  The state of one running export, split by stage, and the interface between the stages.
  *
- * ExportState holds every C++ object of an export (plan, writer, buffers, id maps). It is
- * created with new and deleted by a memory-context reset callback, so it is freed when the
- * export ends and also when the query errors out or is cancelled, without any C++ frame
- * being live at that point. ExportSession is the palloc'd, plain-C part that src/pg code
- * passes around; it points at the ExportState.
+ * The pipeline (one file a stage): entry_points.cpp (the SQL functions) -> arguments.cpp
+ * (SQL arguments into an ExportRequest) -> metadata.cpp (the requested objects, the filter sets,
+ * every output identifier, the writer) -> datavalue_query.cpp (the SQL over datavalue, the
+ * result profile, the row receiver) -> ordering.cpp (sorted runs, spill, merge) -> sink.cpp
+ * (COPY detection, CopyData or result rows, transcoding, compression, progress).
+ *
+ * Each stage owns one part of the state below and the others only read it. ExportState holds
+ * every C++ object of an export. It is created with new and deleted by a memory-context reset
+ * callback, so it is freed when the export ends and also when the query errors out or is
+ * cancelled, without any C++ frame being live at that point. ExportSession is the palloc'd,
+ * plain-C part that src/pg code passes around; it points at the ExportState.
  * SPDX-License-Identifier: PostgreSQL
  */
 #pragma once
@@ -16,12 +22,13 @@
 #include <vector>
 
 #include "core/document_plan.hpp"
-#include "core/document_writer.hpp"
 #include "core/gzip.hpp"
 #include "core/id_map.hpp"
+#include "core/model.hpp"
 #include "core/output_buffer.hpp"
 #include "core/row_sorter.hpp"
 #include "core/validate.hpp"
+#include "core/writer.hpp"
 #include "pg/pg_includes.hpp"
 
 extern "C" {
@@ -30,35 +37,25 @@ extern "C" {
 
 namespace datavalue_export::pg {
 
-/* datavalue_export.sort_run_memory (kB): the size of one sorted run (export.cpp). */
+/* datavalue_export.sort_run_memory (kB): the size of one sorted run (entry_points.cpp). */
 extern int sort_run_memory_kb;
 
 /* Flush rendered text to the client (or to a result row) once this much has accumulated. */
 inline constexpr size_t kFlushBytes = 256 * 1024;
-/* The largest CopyData message sent (copy_stream.cpp SendCopyData); a normal flush fits whole. */
+/* The largest CopyData message sent (sink.cpp SendCopyData); a normal flush fits whole. */
 inline constexpr size_t kMaxCopyMessage = 2 * kFlushBytes;
 
-struct ExportState {
-	/* The schema of the DHIS2 tables (lookups.cpp ResolveDhis2Schema), quoted for SQL, and its OID. */
-	char dhis2_schema[2 * NAMEDATALEN + 3] = {0};
-	Oid dhis2_schema_oid = InvalidOid;
+/*
+ * Every SQL string the export builds is search_path-proof (see the README's Privileges
+ * section): functions and operators are qualified with pg_catalog (OP("=") is
+ * OPERATOR(pg_catalog.=)), DHIS2 tables with the schema resolved once per export (Table in
+ * metadata.cpp), and RunExport runs all of it with search_path = pg_catalog, pg_temp on top.
+ */
+#define OP(op) "OPERATOR(pg_catalog." op ")"
 
-	core::ExportRequest request;
-	core::ExportPlan plan;
-	core::ResolvedMetadata metadata;
-	core::PreparedDocument document;
-	std::unique_ptr<core::GzipWriter> gzip;
-	core::OutputBuffer text{kFlushBytes + 64 * 1024};
-	core::OutputBuffer compressed;
-
-	/* Requested objects, resolved to database ids. */
-	std::vector<int64_t> data_set_ids;
-	std::vector<int64_t> org_unit_roots;
-	/* Reusable lists for intermediate lookups. */
-	std::vector<int64_t> scratch_ids;
-	std::vector<std::string> scratch_texts;
-
-	/* Filter sets pushed into the main query (database ids). */
+/* The WHERE clause of every datavalue query: written by metadata.cpp, read by datavalue_query.cpp. */
+struct DataValueFilters {
+	/* Filter sets (database ids). */
 	std::vector<int64_t> data_element_ids;
 	std::vector<int64_t> org_unit_ids;
 	std::vector<int64_t> period_ids;
@@ -70,61 +67,94 @@ struct ExportState {
 	bool filter_category_option_combos = false;
 	std::vector<int64_t> attribute_option_combo_ids;
 	bool filter_attribute_option_combos = false;
+	/* Resolved lastUpdated / lastUpdatedDuration (datavalue_query.cpp, ResolveLastUpdatedCutoff). */
+	int64_t last_updated_cutoff = 0;
+	bool has_last_updated_cutoff = false;
+};
 
-	bool has_period_iso_column = true;
+/* metadata.cpp's working lists. */
+struct MetadataScratch {
+	std::vector<int64_t> data_set_ids;   /* requested data sets */
+	std::vector<int64_t> org_unit_roots; /* requested org units */
+	std::vector<int64_t> ids;            /* reusable list for intermediate lookups */
+	std::vector<std::string> texts;      /* idem */
+	bool has_period_iso_column = true;   /* DHIS2 2.43 schema (period.iso) */
+};
 
-	/* Ordered exports: rows are sorted here instead of by the main query (row_sorter.hpp). */
-	std::unique_ptr<core::RowSorter> sorter;
+/* ordering.cpp: rows are sorted here instead of by the main query (core/row_sorter.hpp). */
+struct Ordering {
+	std::unique_ptr<core::RowSorter> sorter; /* null for unordered exports */
 	std::unique_ptr<core::RunMerger> merger;
 	std::vector<BufFile *> run_files;    /* spilled runs; temporary files, removed at transaction end */
 	std::vector<BufFile *> merged_files; /* runs written by the current merge pass */
 	int merge_passes = 0;                /* merge passes before the final merge (DEBUG1) */
 	core::OutputBuffer spill_buffer;
+	/* Paging applied while the sorted rows are written. */
+	uint64_t rows_to_skip = 0;
+	int64_t rows_left = -1; /* -1 = no limit */
+};
 
-	/* Objects rows reference whose identifier is undefined under the output scheme, per IdKind. */
+/* sink.cpp: the rendered document on its way out. */
+struct SinkBuffers {
+	core::OutputBuffer text{kFlushBytes + 64 * 1024};
+	std::unique_ptr<core::GzipWriter> gzip;
+	core::OutputBuffer compressed;
+};
+
+struct ExportState {
+	/* The schema of the DHIS2 tables (metadata.cpp ResolveDhis2Schema), quoted for SQL, and its OID. */
+	char dhis2_schema[2 * NAMEDATALEN + 3] = {0};
+	Oid dhis2_schema_oid = InvalidOid;
+
+	core::ExportRequest request;     /* entry_points.cpp / arguments.cpp */
+	core::ExportPlan plan;           /* entry_points.cpp (ValidateRequest) */
+	core::ResolvedMetadata metadata; /* metadata.cpp, datavalue_query.cpp (profile) */
+	core::PreparedDocument document; /* metadata.cpp: the writer and the id maps */
+	DataValueFilters filters;
+	MetadataScratch scratch;
+	Ordering ordering;
+	SinkBuffers out;
+	/* Objects rows reference whose identifier is undefined under the output scheme, per IdKind (profile). */
 	std::vector<int64_t> used_undefined[core::kIdKindCount];
 };
 
 /* How the document leaves the function. */
-enum class Sink { kCopyStream, kResultRows, kServerFile, kServerProgram };
+enum class SinkKind { kCopyStream, kResultRows, kServerFile, kServerProgram };
 
-/* Where the running COPY statement sends this call's rows (copy_stream.cpp). */
+/* Where the running COPY statement sends this call's rows (sink.cpp). */
 enum class CopyTarget { kNone, kClient, kServerFile, kServerProgram };
 
-struct ExportSession {
-	ExportState *state;
-	Sink sink;
+/* sink.cpp's plain-C part. */
+struct SinkTarget {
+	SinkKind kind;
 	int target_encoding; /* client (or COPY ENCODING) encoding */
 	bool need_transcoding;
 	Tuplestorestate *tuplestore;
 	TupleDesc tupdesc;
-	uint64 rows;
 	uint64 bytes_sent;
-	int64 last_updated_cutoff; /* resolved lastUpdated / lastUpdatedDuration, or DT_NOBEGIN */
-	bool has_last_updated_cutoff;
-	MemoryContext context; /* the export's own context (outlives SPI) */
 	/* COPY TO 'file' / TO PROGRAM: the target, its stream, the temporary file name, renamed yet. */
 	char *server_target;
 	FILE *server_stream;
 	char *server_tmp_path;
 	bool server_done;
-	/* Ordered exports: paging applied while the sorted rows are written. */
-	uint64 rows_to_skip;
-	int64 rows_left; /* -1 = no limit */
 };
 
-/* copy_stream.cpp */
-CopyTarget DetectCopyTarget(FunctionCallInfo fcinfo, int *target_encoding, const char **target);
-void OpenServerTarget(ExportSession *session, CopyTarget kind, const char *target);
-void WriteServerTarget(ExportSession *session, const char *data, size_t size);
-void FinishServerTarget(ExportSession *session);
-void SendCopyData(const char *data, size_t size);
-void NoteExportedRows(uint64 rows);
-void InstallCopyTagHook();
+struct ExportSession {
+	ExportState *state;
+	SinkTarget sink;
+	uint64 rows;           /* values written into the document */
+	MemoryContext context; /* the export's own context (outlives SPI) */
+};
 
-/* lookups.cpp */
+/* arguments.cpp */
+void ReadArguments(FunctionCallInfo fcinfo, core::ExportRequest *request);
+
+/* metadata.cpp */
 void ResolveDhis2Schema(ExportState *state);
 void ResolveMetadata(ExportSession *session);
+char *Table(const ExportState *state, const char *name);
+Datum Int8Array(const std::vector<int64_t> &values);
+int64 GetInt64(HeapTuple tuple, int column);
 
 /* Bound parameters of one datavalue query. */
 inline constexpr int kMaxQueryParams = 12;
@@ -134,12 +164,23 @@ struct QueryParams {
 	int nargs;
 };
 
-/* row_stream.cpp */
-int AddParam(QueryParams *params, Oid type, Datum value);
-ParamListInfo MakeParamList(const QueryParams *params);
-void AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *params);
+/* datavalue_query.cpp */
+void ResolveLastUpdatedCutoff(ExportState *state);
 bool NothingCanMatch(const ExportState *state);
+void ProfileDataValues(ExportSession *session);
 void StreamDataValues(ExportSession *session);
+
+/* ordering.cpp */
+void StartOrdering(ExportSession *session);
+void AddToOrdering(ExportSession *session, const core::DataValueRow &row);
+void FinishOrdering(ExportSession *session);
+
+/* sink.cpp */
+void OpenSink(FunctionCallInfo fcinfo, ExportSession *session);
+void CloseSink(ExportSession *session);
+void EmitRow(ExportSession *session, const core::DataValueRow &row);
 void FlushText(ExportSession *session, bool final);
+void NoteExportedRows(uint64 rows);
+void InstallCopyTagHook();
 
 } // namespace datavalue_export::pg

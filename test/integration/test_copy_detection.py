@@ -4,7 +4,7 @@ test/integration/test_copy_detection.py
     `COPY (SELECT export(...)) TO STDOUT` or `COPY (SELECT * FROM export(...) c) TO STDOUT`.
     When the call is only part of the COPY's query (an aggregate over the chunks, a UNION with
     other rows, an expression, a function that runs the export internally), the COPY's rows are
-    something else, and src/pg/copy_stream.cpp promises "anything but a plain COPY of a query
+    something else, and src/pg/sink.cpp promises "anything but a plain COPY of a query
     to the client either falls back to result rows or is a clear error" (and pg-techniques §6:
     "keep the detection strict, with an ERROR fallback").
 

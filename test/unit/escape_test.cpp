@@ -418,7 +418,7 @@ TEST(CsvFieldTest, FirstColumnEmptyIsQuoted)
 }
 
 /*
- * Regression (fixed): escape.hpp documents "A NULL field is passed as n == 0", and DocumentWriter
+ * Regression (fixed): escape.hpp documents "A NULL field is passed as n == 0", and the CSV writer
  * passes TextField::data == nullptr for SQL NULLs, but WriteCsvField then calls memcpy(w, nullptr, 0)
  * (escape.hpp:159 and :164), which is undefined behaviour: UBSan prints "null pointer passed as
  * argument 2" here. The output itself is right, so the assertions pass; the UBSan report is the bug.

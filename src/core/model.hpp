@@ -1,16 +1,19 @@
 /*
- * src/core/request.hpp
- *	  One export request, as the user gave it, before any database lookup.
+ * src/core/model.hpp
+ *	  The vocabulary every stage of an export shares: formats, styles, identifier kinds, one
+ *	  data value row, and the export request as the user gave it.
  *
- * Both entry points fill this struct: the named SQL parameters of export_datavalues_json/_csv
- * (src/pg) and the DHIS2 query string of export_datavalues(query) (core/query_string). Fields
- * that DHIS2 validates with its own rules (id schemes, order, compression, style) are kept as
- * the raw text here and checked by ValidateRequest (core/validate), so both paths give the same
- * errors in the same order.
+ * ExportRequest: both entry points fill it, the named SQL parameters of export_datavalues_json/_csv
+ * (src/pg/arguments.cpp) and the DHIS2 query string of export_datavalues(query)
+ * (core/query_string), both through the one parameter table (core/parameters). Fields that DHIS2
+ * validates with its own rules (id schemes, order, compression, style) are kept as the raw text
+ * here and checked by ValidateRequest (core/validate), so both paths give the same errors in the
+ * same order.
  * SPDX-License-Identifier: PostgreSQL
  */
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,7 +23,40 @@
 
 namespace datavalue_export::core {
 
+/* Output document format; each has one writer (core/writer_<format>.cpp, MakeWriter). */
 enum class Format { kJson, kCsv };
+
+/* The DHIS2 version whose output shape is reproduced. */
+enum class Style { k243, k242 };
+
+/* The identifier columns of a data value, in output order. */
+enum class IdKind : uint8_t {
+	kDataElement,
+	kPeriod,
+	kOrgUnit,
+	kCategoryOptionCombo,
+	kAttributeOptionCombo,
+};
+inline constexpr size_t kIdKindCount = 5;
+
+/* A possibly NULL text column of the current row; points into tuple memory for one row only. */
+struct TextField {
+	const char *data = nullptr;
+	size_t size = 0;
+	bool is_null = true;
+};
+
+/* One data value, with identifiers already resolved to the indexes Writer::AddIdentifier returned. */
+struct DataValueRow {
+	uint32_t ids[kIdKindCount];
+	TextField value;
+	TextField stored_by;
+	TextField comment;
+	int64_t created;      /* PostgreSQL timestamp (microseconds since 2000-01-01) */
+	int64_t last_updated; /* idem */
+	int8_t followup;      /* -1 = NULL, 0 = false, 1 = true */
+	bool deleted;
+};
 
 struct ExportRequest {
 	Format format = Format::kJson;

@@ -1,12 +1,13 @@
 /*
- * src/pg/lookups.cpp
+ * src/pg/metadata.cpp
  *	  Resolve the request against the DHIS2 metadata tables, once per export.
  *
  * Everything the row path needs besides the datavalue table is read here through SPI:
  * the requested objects by their input id scheme (unknown ones are an error), the filter
- * sets of database ids pushed into the main query, and the output identifier of every object
- * a row may reference (data elements, periods, org units, option combos). The main query then
- * reads datavalue alone and never joins these tables for output.
+ * sets of database ids pushed into the main query (ExportState::filters), and the output
+ * identifier of every object a row may reference (data elements, periods, org units, option
+ * combos). The main query (datavalue_query.cpp) then reads datavalue alone and never joins
+ * these tables for output. Ends by preparing the writer (core/document_plan).
  *
  * Frames here hold only PODs and palloc'd memory; core objects are touched inside DVE_CORE.
  * SPDX-License-Identifier: PostgreSQL
@@ -26,21 +27,6 @@ namespace {
 using core::IdKind;
 using core::IdScheme;
 using core::IdSchemeType;
-
-/*
- * Every SQL string built here is search_path-proof (see the README's Privileges section):
- * functions and operators are qualified with pg_catalog (OP("=") is OPERATOR(pg_catalog.=)),
- * DHIS2 tables with the schema resolved once per export (Table), and RunExport runs all of it
- * with search_path = pg_catalog, pg_temp on top.
- */
-#define OP(op) "OPERATOR(pg_catalog." op ")"
-
-/* A DHIS2 table, qualified with the export's DHIS2 schema; palloc'd. */
-char *
-Table(const ExportState *state, const char *name)
-{
-	return psprintf("%s.%s", state->dhis2_schema, name);
-}
 
 /* SQL expression of an object's identifier under an id scheme, for table alias t. */
 char *
@@ -70,6 +56,16 @@ TextArray(const std::vector<std::string> &values)
 	return PointerGetDatum(construct_array(items, static_cast<int>(values.size()), TEXTOID, -1, false, TYPALIGN_INT));
 }
 
+} // namespace
+
+/* A DHIS2 table, qualified with the export's DHIS2 schema; palloc'd (also for datavalue_query.cpp). */
+char *
+Table(const ExportState *state, const char *name)
+{
+	return psprintf("%s.%s", state->dhis2_schema, name);
+}
+
+/* An int8[] of the ids, palloc'd (also the filter sets of datavalue_query.cpp). */
 Datum
 Int8Array(const std::vector<int64_t> &values)
 {
@@ -89,6 +85,7 @@ RunMetadataQuery(const char *sql, int nargs, Oid *types, Datum *values)
 		elog(ERROR, "metadata query failed: %s", SPI_result_code_string(rc));
 }
 
+/* A bigint column of the current SPI result; NULL reads as -1. */
 int64
 GetInt64(HeapTuple tuple, int column)
 {
@@ -96,6 +93,8 @@ GetInt64(HeapTuple tuple, int column)
 	Datum d = SPI_getbinval(tuple, SPI_tuptable->tupdesc, column, &isnull);
 	return isnull ? -1 : DatumGetInt64(d);
 }
+
+namespace {
 
 /* Text of a column, or NULL; palloc'd in the SPI context. */
 char *
@@ -196,7 +195,7 @@ ResolveDataSetsAndElements(ExportState *state)
 	const core::ExportRequest &request = plan.request;
 	const bool fallback = request.input_use_code_fallback;
 
-	std::vector<int64_t> *data_set_ids = &state->data_set_ids;
+	std::vector<int64_t> *data_set_ids = &state->scratch.data_set_ids;
 	ResolveKeys(state, kDataSet, plan.input_data_set_scheme, fallback, request.data_set, data_set_ids);
 	char *ident = IdentifierSql(plan.data_set_scheme);
 	LoadIdentifiers(
@@ -205,7 +204,7 @@ ResolveDataSetsAndElements(ExportState *state)
 	             ident, Table(state, "dataset")),
 	    *data_set_ids, &state->metadata.data_sets);
 
-	std::vector<int64_t> *element_ids = &state->data_element_ids;
+	std::vector<int64_t> *element_ids = &state->filters.data_element_ids;
 	ResolveKeys(state, kDataElement, plan.input_data_element_scheme, fallback, request.data_element, element_ids);
 	if (!data_set_ids->empty()) {
 		AppendMemberIds(psprintf("SELECT DISTINCT dataelementid FROM %s WHERE datasetid " OP("=") " ANY($1)",
@@ -214,7 +213,7 @@ ResolveDataSetsAndElements(ExportState *state)
 	}
 
 	if (!request.data_element_group.empty()) {
-		std::vector<int64_t> *group_ids = &state->scratch_ids;
+		std::vector<int64_t> *group_ids = &state->scratch.ids;
 		DVE_CORE(group_ids->clear());
 		ResolveKeys(state, kDataElementGroup, plan.input_data_element_group_scheme, fallback,
 		            request.data_element_group, group_ids);
@@ -243,8 +242,8 @@ ResolveOrgUnits(ExportState *state)
 	const core::ExportRequest &request = plan.request;
 	const bool fallback = request.input_use_code_fallback;
 
-	std::vector<int64_t> *roots = &state->org_unit_roots;
-	std::vector<int64_t> *groups = &state->scratch_ids;
+	std::vector<int64_t> *roots = &state->scratch.org_unit_roots;
+	std::vector<int64_t> *groups = &state->scratch.ids;
 	DVE_CORE(groups->clear());
 	ResolveKeys(state, kOrgUnit, plan.input_org_unit_scheme, fallback, request.org_unit, roots);
 	ResolveKeys(state, kOrgUnitGroup, plan.input_other_scheme, fallback, request.org_unit_group, groups);
@@ -286,7 +285,7 @@ ResolveOrgUnits(ExportState *state)
 		const char *uid = GetText(tuple, 3);
 		DVE_CORE(objects->push_back(
 		    core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt, false, uid ? uid : ""});
-		         state->org_unit_ids.push_back(id));
+		         state->filters.org_unit_ids.push_back(id));
 	}
 }
 
@@ -310,7 +309,7 @@ ResolvePeriods(ExportState *state)
 {
 	const core::ExportPlan &plan = state->plan;
 	const core::ExportRequest &request = plan.request;
-	state->has_period_iso_column = PeriodIsoColumnExists(state);
+	state->scratch.has_period_iso_column = PeriodIsoColumnExists(state);
 
 	StringInfoData sql;
 	initStringInfo(&sql);
@@ -319,25 +318,25 @@ ResolvePeriods(ExportState *state)
 	                 "SELECT pe.periodid, %s, (pe.startdate " OP(
 	                     "-") " DATE '2000-01-01')::int8 "
 	                          "FROM %s pe LEFT JOIN %s pt ON pt.periodtypeid " OP("=") " pe.periodtypeid",
-	                 state->has_period_iso_column ? "pe.iso" : "pt.name", Table(state, "period"),
+	                 state->scratch.has_period_iso_column ? "pe.iso" : "pt.name", Table(state, "period"),
 	                 Table(state, "periodtype"));
 	Oid types[3] = {TEXTARRAYOID, DATEOID, DATEOID};
 	Datum values[3] = {0, 0, 0};
 	int nargs = 0;
 	if (!plan.periods.empty()) {
 		/* By ISO text on 2.43; by type, start and end on 2.42, which has no iso column. */
-		std::vector<std::string> *names = &state->scratch_texts;
+		std::vector<std::string> *names = &state->scratch.texts;
 		DVE_CORE(names->clear());
 		for (size_t i = 0; i < plan.periods.size(); i++) {
 			const core::Period &p = plan.periods[i];
-			DVE_CORE(names->push_back(state->has_period_iso_column
+			DVE_CORE(names->push_back(state->scratch.has_period_iso_column
 			                              ? plan.period_iso[i]
 			                              : std::string(core::PeriodTypeName(p.type)) + "|" + std::to_string(p.start) +
 			                                    "|" + std::to_string(p.end)));
 		}
 		values[0] = TextArray(*names);
 		nargs = 1;
-		if (state->has_period_iso_column)
+		if (state->scratch.has_period_iso_column)
 			appendStringInfoString(&sql, " WHERE pe.iso " OP("=") " ANY($1)");
 		else
 			appendStringInfoString(&sql,
@@ -345,7 +344,7 @@ ResolvePeriods(ExportState *state)
 			                           "-") " "
 			                                "DATE '2000-01-01')::text " OP("||") " '|' " OP("||") " (pe.enddate " OP(
 			                                    "-") " DATE '2000-01-01')::text " OP("=") " ANY($1)");
-		state->filter_periods = true;
+		state->filters.filter_periods = true;
 	} else if (request.start_date && request.end_date) {
 		types[0] = DATEOID;
 		types[1] = DATEOID;
@@ -353,7 +352,7 @@ ResolvePeriods(ExportState *state)
 		values[1] = DateADTGetDatum(*request.end_date);
 		nargs = 2;
 		appendStringInfoString(&sql, " WHERE pe.startdate " OP(">=") " $1 AND pe.enddate " OP("<=") " $2");
-		state->filter_periods = true;
+		state->filters.filter_periods = true;
 	}
 	appendStringInfoString(&sql, " ORDER BY pe.startdate, pe.enddate, pe.periodid");
 	RunMetadataQuery(sql.data, nargs, types, values);
@@ -364,7 +363,7 @@ ResolvePeriods(ExportState *state)
 		int64 id = GetInt64(tuple, 1);
 		const char *label = GetText(tuple, 2);
 		int32 start = static_cast<int32>(GetInt64(tuple, 3));
-		const bool computed = !state->has_period_iso_column;
+		const bool computed = !state->scratch.has_period_iso_column;
 		DVE_CORE({
 			std::optional<std::string> iso;
 			if (!computed)
@@ -375,8 +374,8 @@ ResolvePeriods(ExportState *state)
 					iso = core::IsoPeriod(*type, start);
 			}
 			objects->push_back(core::Identifier{id, std::move(iso)});
-			if (state->filter_periods)
-				state->period_ids.push_back(id);
+			if (state->filters.filter_periods)
+				state->filters.period_ids.push_back(id);
 		});
 	}
 }
@@ -415,11 +414,11 @@ ResolveOptionCombos(ExportState *state)
 	}
 
 	ResolveKeys(state, kOptionCombo, plan.input_other_scheme, fallback, request.category_option_combo,
-	            &state->category_option_combo_ids);
-	state->filter_category_option_combos = !state->category_option_combo_ids.empty();
+	            &state->filters.category_option_combo_ids);
+	state->filters.filter_category_option_combos = !state->filters.category_option_combo_ids.empty();
 	ResolveKeys(state, kOptionCombo, plan.input_other_scheme, fallback, request.attribute_option_combo,
-	            &state->attribute_option_combo_ids);
-	state->filter_attribute_option_combos = !state->attribute_option_combo_ids.empty();
+	            &state->filters.attribute_option_combo_ids);
+	state->filters.filter_attribute_option_combos = !state->filters.attribute_option_combo_ids.empty();
 
 	if (request.attribute_combo || !request.attribute_options.empty()) {
 		/*
@@ -466,14 +465,14 @@ ResolveOptionCombos(ExportState *state)
 		int64 id = GetInt64(SPI_tuptable->vals[0], 1);
 		/* The same AOC may also have been named directly: keep each once (header hoisting counts them). */
 		DVE_CORE({
-			std::vector<int64_t> &ids = state->attribute_option_combo_ids;
+			std::vector<int64_t> &ids = state->filters.attribute_option_combo_ids;
 			if (std::find(ids.begin(), ids.end(), id) == ids.end())
 				ids.push_back(id);
 		});
-		state->filter_attribute_option_combos = true;
+		state->filters.filter_attribute_option_combos = true;
 	}
-	if (state->attribute_option_combo_ids.size() == 1)
-		state->metadata.single_attribute_option_combo_id = state->attribute_option_combo_ids[0];
+	if (state->filters.attribute_option_combo_ids.size() == 1)
+		state->metadata.single_attribute_option_combo_id = state->filters.attribute_option_combo_ids[0];
 }
 
 /* 2.42's completeDate: the registration of the single set, period and org unit, default AOC. */
@@ -483,12 +482,12 @@ ResolveCompleteDate(ExportState *state)
 	const core::ExportRequest &request = state->plan.request;
 	if (state->plan.style != core::Style::k242 || request.data_set.size() != 1 || request.period.size() != 1 ||
 	    request.org_unit.size() != 1 || state->metadata.data_sets.empty() || state->metadata.org_units.empty() ||
-	    state->period_ids.size() != 1)
+	    state->filters.period_ids.size() != 1)
 		return;
 	if (!OidIsValid(DhisTableOid(state, "completedatasetregistration")))
 		return;
 	Oid types[3] = {INT8OID, INT8OID, INT8OID};
-	Datum values[3] = {Int64GetDatum(state->metadata.data_sets[0].id), Int64GetDatum(state->period_ids[0]),
+	Datum values[3] = {Int64GetDatum(state->metadata.data_sets[0].id), Int64GetDatum(state->filters.period_ids[0]),
 	                   Int64GetDatum(state->metadata.org_units[0].id)};
 	RunMetadataQuery(psprintf("SELECT (EXTRACT(EPOCH FROM r.date::timestamp " OP("-") " TIMESTAMP '2000-01-01') " OP(
 	                              "*") " 1000000)::"
@@ -516,101 +515,6 @@ ResolveCompleteDate(ExportState *state)
 		char *end = core::WriteDhis2Timestamp(buffer, micros);
 		state->metadata.complete_date = std::string(buffer, end);
 	});
-}
-
-/*
- * DHIS2 2.43 with a non-UID output scheme looks at the whole result before writing: it refuses
- * objects without a value for the property (E8201-E8203), and hoists an org unit shared by all
- * values (and the AOC of a one-value result) into the header. One aggregate pass over the
- * filtered rows answers both; UID exports never run it. May ereport.
- */
-void
-ProfileDataValues(ExportSession *session)
-{
-	ExportState *state = session->state;
-	const core::ExportPlan &plan = state->plan;
-	if (plan.style != core::Style::k243)
-		return;
-	if (NothingCanMatch(state)) {
-		state->metadata.result_is_empty = true;
-		return;
-	}
-	const core::IdScheme *schemes[core::kIdKindCount] = {&plan.data_element_scheme, nullptr, &plan.org_unit_scheme,
-	                                                     &plan.category_option_combo_scheme,
-	                                                     &plan.attribute_option_combo_scheme};
-	bool any_non_uid = false;
-	for (const core::IdScheme *scheme : schemes)
-		any_non_uid |= scheme != nullptr && !scheme->IsUid();
-	if (!any_non_uid)
-		return;
-
-	static const char *const kColumns[core::kIdKindCount] = {"dv.dataelementid", "dv.periodid", "dv.sourceid",
-	                                                         "dv.categoryoptioncomboid", "dv.attributeoptioncomboid"};
-	QueryParams params;
-	params.nargs = 0;
-	StringInfoData sql;
-	initStringInfo(&sql);
-	appendStringInfoString(&sql,
-	                       "SELECT pg_catalog.count(*), pg_catalog.min(dv.sourceid), pg_catalog.max(dv.sourceid), "
-	                       "pg_catalog.min(dv.attributeoptioncomboid)");
-	int kinds_checked[core::kIdKindCount];
-	int checked = 0;
-	for (size_t k = 0; k < core::kIdKindCount; k++) {
-		if (schemes[k] == nullptr || schemes[k]->IsUid())
-			continue;
-		std::vector<int64_t> *undefined = &state->scratch_ids;
-		DVE_CORE({
-			undefined->clear();
-			for (const core::Identifier &object : state->metadata.objects[k])
-				if (!object.text)
-					undefined->push_back(object.id);
-		});
-		if (undefined->empty())
-			continue;
-		const int n = AddParam(&params, INT8ARRAYOID, Int8Array(*undefined));
-		appendStringInfo(&sql, ", pg_catalog.array_agg(DISTINCT %s) FILTER (WHERE %s " OP("=") " ANY($%d))",
-		                 kColumns[k], kColumns[k], n);
-		kinds_checked[checked++] = static_cast<int>(k);
-	}
-	appendStringInfo(&sql, " FROM %s dv", Table(state, "datavalue"));
-	AppendDataValueFilters(session, &sql, &params);
-
-	SPIExecuteOptions options;
-	memset(&options, 0, sizeof options);
-	options.params = MakeParamList(&params);
-	options.read_only = true;
-	const int rc = SPI_execute_extended(sql.data, &options);
-	if (rc != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "data value profile query failed: %s", SPI_result_code_string(rc));
-	HeapTuple tuple = SPI_tuptable->vals[0];
-	const int64 count = GetInt64(tuple, 1);
-	const int64 min_ou = GetInt64(tuple, 2);
-	const int64 max_ou = GetInt64(tuple, 3);
-	const int64 min_aoc = GetInt64(tuple, 4);
-
-	/* DHIS2 decides on the returned values; with limit/offset this profiles the unpaged set. */
-	state->metadata.result_is_empty = count == 0;
-	if (count > 0 && min_ou == max_ou)
-		state->metadata.detected_org_unit_id = min_ou;
-	if (count == 1)
-		state->metadata.detected_attribute_option_combo_id = min_aoc;
-
-	std::vector<int64_t>(*used_undefined)[core::kIdKindCount] = &state->used_undefined;
-	for (int i = 0; i < checked; i++) {
-		bool isnull;
-		Datum d = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 5 + i, &isnull);
-		if (isnull)
-			continue;
-		Datum *items;
-		bool *nulls;
-		int n;
-		deconstruct_array(DatumGetArrayTypeP(d), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &items, &nulls, &n);
-		for (int j = 0; j < n; j++) {
-			const int64 id = DatumGetInt64(items[j]);
-			DVE_CORE((*used_undefined)[kinds_checked[i]].push_back(id));
-		}
-	}
-	DVE_CORE(core::CheckIdentifiersDefined(plan, state->metadata, *used_undefined));
 }
 
 /* Number of rows of a metadata table the role can see. May ereport. */
@@ -653,29 +557,31 @@ void
 ApplyFilterSets(ExportState *state)
 {
 	const auto &objects = state->metadata.objects;
-	std::vector<int64_t> *element_ids = &state->data_element_ids;
+	std::vector<int64_t> *element_ids = &state->filters.data_element_ids;
 	DVE_CORE(IdsOf(objects[static_cast<size_t>(IdKind::kDataElement)], element_ids));
-	state->all_data_elements = !RowSecurityActive(state, "dataelement") &&
-	                           static_cast<int64>(element_ids->size()) == CountRows(state, "dataelement");
-	state->all_org_units = !RowSecurityActive(state, "organisationunit") &&
-	                       static_cast<int64>(state->org_unit_ids.size()) == CountRows(state, "organisationunit");
+	state->filters.all_data_elements = !RowSecurityActive(state, "dataelement") &&
+	                                   static_cast<int64>(element_ids->size()) == CountRows(state, "dataelement");
+	state->filters.all_org_units =
+	    !RowSecurityActive(state, "organisationunit") &&
+	    static_cast<int64>(state->filters.org_unit_ids.size()) == CountRows(state, "organisationunit");
 	if (RowSecurityActive(state, "period")) {
-		std::vector<int64_t> *period_ids = &state->period_ids;
+		std::vector<int64_t> *period_ids = &state->filters.period_ids;
 		DVE_CORE(IdsOf(objects[static_cast<size_t>(IdKind::kPeriod)], period_ids));
-		state->filter_periods = true;
-	} else if (state->filter_periods && static_cast<int64>(state->period_ids.size()) == CountRows(state, "period"))
-		state->filter_periods = false;
+		state->filters.filter_periods = true;
+	} else if (state->filters.filter_periods &&
+	           static_cast<int64>(state->filters.period_ids.size()) == CountRows(state, "period"))
+		state->filters.filter_periods = false;
 	if (RowSecurityActive(state, "categoryoptioncombo")) {
 		const std::vector<core::Identifier> &visible = objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
-		if (!state->filter_category_option_combos) {
-			std::vector<int64_t> *ids = &state->category_option_combo_ids;
+		if (!state->filters.filter_category_option_combos) {
+			std::vector<int64_t> *ids = &state->filters.category_option_combo_ids;
 			DVE_CORE(IdsOf(visible, ids));
-			state->filter_category_option_combos = true;
+			state->filters.filter_category_option_combos = true;
 		}
-		if (!state->filter_attribute_option_combos) {
-			std::vector<int64_t> *ids = &state->attribute_option_combo_ids;
+		if (!state->filters.filter_attribute_option_combos) {
+			std::vector<int64_t> *ids = &state->filters.attribute_option_combo_ids;
 			DVE_CORE(IdsOf(visible, ids));
-			state->filter_attribute_option_combos = true;
+			state->filters.filter_attribute_option_combos = true;
 		}
 	}
 }

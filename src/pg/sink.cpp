@@ -1,6 +1,7 @@
 /*
- * src/pg/copy_stream.cpp
- *	  Writing the document straight into a running COPY ... TO STDOUT.
+ * src/pg/sink.cpp
+ *	  Where the document goes: straight into a running COPY ... TO STDOUT, or text result rows;
+ *	  converted to the client encoding, gzip-compressed if asked, with COPY progress reporting.
  *
  * When the export function runs inside `COPY (SELECT ...) TO STDOUT`, PostgreSQL has already
  * sent CopyOutResponse before the query starts and will send CopyDone and the command tag
@@ -12,9 +13,13 @@
  * The command tag would then say "COPY 0"; a ProcessUtility hook, active once the library is
  * loaded (preload it to cover the first statement of a session), patches in the number of
  * exported values.
+ *
+ * The rendered text accumulates in ExportState::out.text and leaves every kFlushBytes (at a
+ * row boundary, so it holds whole characters and converts cleanly).
  * SPDX-License-Identifier: PostgreSQL
  */
 #include "pg/export_session.hpp"
+#include "pg/boundary.hpp"
 
 namespace datavalue_export::pg {
 
@@ -289,8 +294,8 @@ void
 RemoveUnfinishedFile(void *arg)
 {
 	ExportSession *session = static_cast<ExportSession *>(arg);
-	if (session->server_tmp_path != nullptr && !session->server_done)
-		(void)unlink(session->server_tmp_path);
+	if (session->sink.server_tmp_path != nullptr && !session->sink.server_done)
+		(void)unlink(session->sink.server_tmp_path);
 }
 
 } // namespace
@@ -304,31 +309,31 @@ void
 OpenServerTarget(ExportSession *session, CopyTarget kind, const char *target)
 {
 	MemoryContext previous = MemoryContextSwitchTo(session->context);
-	session->server_target = pstrdup(target);
+	session->sink.server_target = pstrdup(target);
 	if (kind == CopyTarget::kServerProgram) {
-		session->server_stream = OpenPipeStream(session->server_target, PG_BINARY_W);
-		if (session->server_stream == nullptr)
+		session->sink.server_stream = OpenPipeStream(session->sink.server_target, PG_BINARY_W);
+		if (session->sink.server_stream == nullptr)
 			ereport(ERROR, (errcode_for_file_access(),
-			                errmsg("could not execute command \"%s\": %m", session->server_target)));
-	} else if (struct stat st; stat(session->server_target, &st) == 0 && !S_ISREG(st.st_mode)) {
+			                errmsg("could not execute command \"%s\": %m", session->sink.server_target)));
+	} else if (struct stat st; stat(session->sink.server_target, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/* A device or a FIFO (/dev/null, a named pipe): written directly, there is nothing to rename. */
-		session->server_stream = AllocateFile(session->server_target, PG_BINARY_W);
-		if (session->server_stream == nullptr)
+		session->sink.server_stream = AllocateFile(session->sink.server_target, PG_BINARY_W);
+		if (session->sink.server_stream == nullptr)
 			ereport(ERROR, (errcode_for_file_access(),
-			                errmsg("could not open file \"%s\" for writing: %m", session->server_target)));
+			                errmsg("could not open file \"%s\" for writing: %m", session->sink.server_target)));
 	} else {
-		session->server_tmp_path = psprintf("%s.%d.partial", session->server_target, MyProcPid);
+		session->sink.server_tmp_path = psprintf("%s.%d.partial", session->sink.server_target, MyProcPid);
 		MemoryContextCallback *callback = static_cast<MemoryContextCallback *>(palloc0(sizeof(MemoryContextCallback)));
 		callback->func = RemoveUnfinishedFile;
 		callback->arg = session;
 		MemoryContextRegisterResetCallback(session->context, callback);
 		/* The same permissions as COPY's own files: no group or other write. */
 		const mode_t old_umask = umask(S_IWGRP | S_IWOTH);
-		session->server_stream = AllocateFile(session->server_tmp_path, PG_BINARY_W);
+		session->sink.server_stream = AllocateFile(session->sink.server_tmp_path, PG_BINARY_W);
 		umask(old_umask);
-		if (session->server_stream == nullptr)
+		if (session->sink.server_stream == nullptr)
 			ereport(ERROR, (errcode_for_file_access(),
-			                errmsg("could not open file \"%s\" for writing: %m", session->server_tmp_path)));
+			                errmsg("could not open file \"%s\" for writing: %m", session->sink.server_tmp_path)));
 	}
 	MemoryContextSwitchTo(previous);
 }
@@ -337,42 +342,42 @@ OpenServerTarget(ExportSession *session, CopyTarget kind, const char *target)
 void
 WriteServerTarget(ExportSession *session, const char *data, size_t size)
 {
-	if (size > 0 && fwrite(data, 1, size, session->server_stream) != size)
+	if (size > 0 && fwrite(data, 1, size, session->sink.server_stream) != size)
 		ereport(ERROR, (errcode_for_file_access(),
-		                errmsg(session->sink == Sink::kServerProgram ? "could not write to COPY program: %m"
-		                                                             : "could not write to COPY file: %m")));
+		                errmsg(session->sink.kind == SinkKind::kServerProgram ? "could not write to COPY program: %m"
+		                                                                      : "could not write to COPY file: %m")));
 }
 
 /* Close the target: the program must succeed; the file is synced and renamed into place. May ereport. */
 void
 FinishServerTarget(ExportSession *session)
 {
-	FILE *stream = session->server_stream;
-	session->server_stream = nullptr;
-	if (session->sink == Sink::kServerProgram) {
+	FILE *stream = session->sink.server_stream;
+	session->sink.server_stream = nullptr;
+	if (session->sink.kind == SinkKind::kServerProgram) {
 		const int rc = ClosePipeStream(stream);
 		if (rc == -1)
 			ereport(ERROR, (errcode_for_file_access(), errmsg("could not close pipe to external command: %m")));
 		if (rc != 0)
 			ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-			                errmsg("program \"%s\" failed", session->server_target),
+			                errmsg("program \"%s\" failed", session->sink.server_target),
 			                errdetail_internal("%s", wait_result_to_str(rc))));
 		return;
 	}
-	if (session->server_tmp_path == nullptr) {
+	if (session->sink.server_tmp_path == nullptr) {
 		if (FreeFile(stream) != 0)
-			ereport(ERROR,
-			        (errcode_for_file_access(), errmsg("could not close file \"%s\": %m", session->server_target)));
+			ereport(ERROR, (errcode_for_file_access(),
+			                errmsg("could not close file \"%s\": %m", session->sink.server_target)));
 		return;
 	}
 	if (fflush(stream) != 0 || pg_fsync(fileno(stream)) != 0)
 		ereport(ERROR,
-		        (errcode_for_file_access(), errmsg("could not write file \"%s\": %m", session->server_tmp_path)));
+		        (errcode_for_file_access(), errmsg("could not write file \"%s\": %m", session->sink.server_tmp_path)));
 	if (FreeFile(stream) != 0)
 		ereport(ERROR,
-		        (errcode_for_file_access(), errmsg("could not close file \"%s\": %m", session->server_tmp_path)));
-	(void)durable_rename(session->server_tmp_path, session->server_target, ERROR);
-	session->server_done = true;
+		        (errcode_for_file_access(), errmsg("could not close file \"%s\": %m", session->sink.server_tmp_path)));
+	(void)durable_rename(session->sink.server_tmp_path, session->sink.server_target, ERROR);
+	session->sink.server_done = true;
 }
 
 /*
@@ -410,6 +415,118 @@ InstallCopyTagHook()
 {
 	previous_process_utility = ProcessUtility_hook;
 	ProcessUtility_hook = CopyTagHook;
+}
+
+/* Decide where the document goes and set up compression. May ereport. */
+void
+OpenSink(FunctionCallInfo fcinfo, ExportSession *session)
+{
+	ExportState *state = session->state;
+	SinkTarget *sink = &session->sink;
+	/* Raw CopyData inside COPY TO STDOUT, a server file or program, else text rows. */
+	int target_encoding = GetDatabaseEncoding();
+	const char *target = nullptr;
+	const CopyTarget copy_target = DetectCopyTarget(fcinfo, &target_encoding, &target);
+	if (copy_target != CopyTarget::kNone) {
+		sink->kind = copy_target == CopyTarget::kClient       ? SinkKind::kCopyStream
+		             : copy_target == CopyTarget::kServerFile ? SinkKind::kServerFile
+		                                                      : SinkKind::kServerProgram;
+		sink->target_encoding = target_encoding;
+		sink->need_transcoding = target_encoding != GetDatabaseEncoding() && GetDatabaseEncoding() != PG_SQL_ASCII &&
+		                         target_encoding != PG_SQL_ASCII;
+	} else {
+		sink->kind = SinkKind::kResultRows;
+		if (state->plan.gzip)
+			ereport(ERROR,
+			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("compressed exports can only be written by COPY"),
+			         errdetail("A plain SELECT returns text rows, which cannot carry gzip bytes."),
+			         errhint("Run it as COPY (SELECT export_datavalues_json(..., compression => 'gzip')) TO "
+			                 "STDOUT, or psql's \\copy.")));
+	}
+	if (state->plan.gzip)
+		DVE_CORE(state->out.gzip = std::make_unique<core::GzipWriter>(state->plan.gzip_engine, state->plan.gzip_level));
+	if (sink->kind == SinkKind::kServerFile || sink->kind == SinkKind::kServerProgram)
+		OpenServerTarget(session, copy_target, target);
+}
+
+/* After the last flush: complete a server file or program, report the COPY row count. May ereport. */
+void
+CloseSink(ExportSession *session)
+{
+	if (session->sink.kind == SinkKind::kServerFile || session->sink.kind == SinkKind::kServerProgram)
+		FinishServerTarget(session);
+	if (session->sink.kind != SinkKind::kResultRows)
+		NoteExportedRows(session->rows);
+}
+
+/* Render one data value into the document; flushes as needed. May ereport. */
+void
+EmitRow(ExportSession *session, const core::DataValueRow &row)
+{
+	ExportState *state = session->state;
+	DVE_CORE(state->document.writer->WriteRow(row, state->out.text));
+	session->rows++;
+	if (state->out.text.Size() >= kFlushBytes)
+		FlushText(session, false);
+}
+
+/*
+ * Send (or store) the rendered text. final also ends the gzip member. May ereport.
+ */
+void
+FlushText(ExportSession *session, bool final)
+{
+	ExportState *state = session->state;
+	SinkTarget *sink = &session->sink;
+	SinkBuffers *out = &state->out;
+	const char *data = out->text.Data();
+	size_t size = out->text.Size();
+	char *converted = nullptr;
+
+	/* The buffer always ends at a row boundary, so it holds whole characters and converts cleanly. */
+	if (size > 0 && sink->need_transcoding) {
+		converted = pg_server_to_any(data, static_cast<int>(size), sink->target_encoding);
+		if (converted != data) {
+			data = converted;
+			size = strlen(converted);
+		} else
+			converted = nullptr;
+	}
+
+	if (sink->kind != SinkKind::kResultRows) {
+		/* Inside COPY: to the client as CopyData, or to the server file or program. */
+		const auto send = [session, sink](const char *bytes, size_t n) {
+			if (sink->kind == SinkKind::kCopyStream)
+				SendCopyData(bytes, n);
+			else
+				WriteServerTarget(session, bytes, n);
+			sink->bytes_sent += n;
+		};
+		if (out->gzip) {
+			DVE_CORE({
+				out->gzip->Write(data, size, out->compressed);
+				if (final)
+					out->gzip->Finish(out->compressed);
+			});
+			if (final || out->compressed.Size() >= kFlushBytes) {
+				send(out->compressed.Data(), out->compressed.Size());
+				out->compressed.Clear();
+			}
+		} else
+			send(data, size);
+		const int params[2] = {PROGRESS_COPY_TUPLES_PROCESSED, PROGRESS_COPY_BYTES_PROCESSED};
+		const int64 progress[2] = {static_cast<int64>(session->rows), static_cast<int64>(sink->bytes_sent)};
+		pgstat_progress_update_multi_param(2, params, progress);
+	} else if (size > 0) {
+		Datum chunk = PointerGetDatum(cstring_to_text_with_len(data, static_cast<int>(size)));
+		bool isnull = false;
+		tuplestore_putvalues(sink->tuplestore, sink->tupdesc, &chunk, &isnull);
+		pfree(DatumGetPointer(chunk));
+		sink->bytes_sent += size;
+	}
+	if (converted != nullptr)
+		pfree(converted);
+	out->text.Clear();
 }
 
 } // namespace datavalue_export::pg

@@ -1,0 +1,389 @@
+/*
+ * src/pg/datavalue_query.cpp
+ *	  The SQL over datavalue: its filters, the result profile of non-UID exports, and the main
+ *	  query whose rows stream through the writer.
+ *
+ * The main query reads only datavalue, filtered by the id sets resolved in metadata.cpp, and
+ * runs through SPI_execute_extended with our own DestReceiver: no row is ever materialised,
+ * memory stays at one output batch whatever the export's size, and parallel plans remain
+ * possible. Each row's five ids are mapped to pre-rendered identifiers and the row goes to
+ * ordering.cpp (ordered exports) or straight to sink.cpp.
+ *
+ * receiveSlot runs PostgreSQL calls (detoast, CHECK_FOR_INTERRUPTS, sends) in a frame that
+ * holds only plain data; the writer is reached through DVE_CORE.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+/* Core headers first: they refuse to follow PostgreSQL headers. */
+#include "pg/export_session.hpp"
+#include "pg/boundary.hpp"
+
+namespace datavalue_export::pg {
+
+namespace {
+
+using core::IdKind;
+
+/* Main query columns, in order. */
+enum Column {
+	kColDataElement,
+	kColPeriod,
+	kColOrgUnit,
+	kColCategoryOptionCombo,
+	kColAttributeOptionCombo,
+	kColValue,
+	kColStoredBy,
+	kColCreated,
+	kColLastUpdated,
+	kColComment,
+	kColFollowup,
+	kColDeleted,
+	kColCount
+};
+
+struct RowReceiver {
+	DestReceiver pub; /* must be first */
+	ExportSession *session;
+};
+
+/* A text column as a pointer and length, detoasting when needed; *copy is set if palloc'd. May ereport. */
+core::TextField
+ReadText(Datum datum, bool isnull, struct varlena **copy)
+{
+	core::TextField field;
+	*copy = nullptr;
+	if (isnull)
+		return field;
+	struct varlena *raw = reinterpret_cast<struct varlena *>(DatumGetPointer(datum));
+	struct varlena *plain = raw;
+	if (VARATT_IS_EXTENDED(raw)) {
+		plain = pg_detoast_datum_packed(raw);
+		if (plain != raw)
+			*copy = plain;
+	}
+	field.data = VARDATA_ANY(plain);
+	field.size = VARSIZE_ANY_EXHDR(plain);
+	field.is_null = false;
+	return field;
+}
+
+uint32_t
+MapId(const ExportState *state, IdKind kind, Datum datum)
+{
+	const int64 id = DatumGetInt64(datum);
+	const uint32_t index = state->document.maps[static_cast<size_t>(kind)].Get(id);
+	/* The main query filters on the resolved sets, so this is a bug; the id is not shown, as
+	 * it may belong to a row the role must not see. */
+	if (index == core::IdMap::kNotFound)
+		elog(ERROR, "data value references a %s outside the resolved metadata",
+		     kind == IdKind::kDataElement ? "data element"
+		     : kind == IdKind::kPeriod    ? "period"
+		     : kind == IdKind::kOrgUnit   ? "organisation unit"
+		                                  : "category option combo");
+	return index;
+}
+
+int64
+ReadTimestamp(Datum datum, const char *column)
+{
+	const Timestamp ts = DatumGetTimestamp(datum);
+	if (TIMESTAMP_NOT_FINITE(ts))
+		ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+		                errmsg("data value has an infinite \"%s\" timestamp", column),
+		                errdetail("DHIS2 timestamps are always finite.")));
+	return ts;
+}
+
+bool
+ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
+{
+	ExportSession *session = reinterpret_cast<RowReceiver *>(self)->session;
+	ExportState *state = session->state;
+
+	CHECK_FOR_INTERRUPTS();
+	slot_getallattrs(slot);
+	const Datum *values = slot->tts_values;
+	const bool *nulls = slot->tts_isnull;
+
+	core::DataValueRow row;
+	row.ids[static_cast<size_t>(IdKind::kDataElement)] = MapId(state, IdKind::kDataElement, values[kColDataElement]);
+	row.ids[static_cast<size_t>(IdKind::kPeriod)] = MapId(state, IdKind::kPeriod, values[kColPeriod]);
+	row.ids[static_cast<size_t>(IdKind::kOrgUnit)] = MapId(state, IdKind::kOrgUnit, values[kColOrgUnit]);
+	row.ids[static_cast<size_t>(IdKind::kCategoryOptionCombo)] =
+	    MapId(state, IdKind::kCategoryOptionCombo, values[kColCategoryOptionCombo]);
+	row.ids[static_cast<size_t>(IdKind::kAttributeOptionCombo)] =
+	    MapId(state, IdKind::kAttributeOptionCombo, values[kColAttributeOptionCombo]);
+	struct varlena *copies[3];
+	row.value = ReadText(values[kColValue], nulls[kColValue], &copies[0]);
+	row.stored_by = ReadText(values[kColStoredBy], nulls[kColStoredBy], &copies[1]);
+	row.comment = ReadText(values[kColComment], nulls[kColComment], &copies[2]);
+	row.created = ReadTimestamp(values[kColCreated], "created");
+	row.last_updated = ReadTimestamp(values[kColLastUpdated], "lastupdated");
+	row.followup = nulls[kColFollowup] ? -1 : (DatumGetBool(values[kColFollowup]) ? 1 : 0);
+	row.deleted = !nulls[kColDeleted] && DatumGetBool(values[kColDeleted]);
+
+	if (state->ordering.sorter)
+		AddToOrdering(session, row);
+	else
+		EmitRow(session, row);
+	for (struct varlena *copy : copies)
+		if (copy != nullptr)
+			pfree(copy);
+	return true;
+}
+
+void
+ReceiverStartup(DestReceiver *, int, TupleDesc typeinfo)
+{
+	if (typeinfo->natts != kColCount)
+		elog(ERROR, "unexpected column count %d in the data value query", typeinfo->natts);
+}
+
+void
+ReceiverShutdown(DestReceiver *)
+{
+}
+
+void
+ReceiverDestroy(DestReceiver *)
+{
+}
+
+} // namespace
+
+/* lastUpdated, else now() minus lastUpdatedDuration, as a wall-clock timestamp like dv.lastupdated. */
+void
+ResolveLastUpdatedCutoff(ExportState *state)
+{
+	const core::ExportPlan &plan = state->plan;
+	DataValueFilters *filters = &state->filters;
+	if (plan.request.last_updated) {
+		filters->last_updated_cutoff = *plan.request.last_updated;
+		filters->has_last_updated_cutoff = true;
+	} else if (plan.last_updated_duration_us) {
+		const Timestamp now = DatumGetTimestamp(
+		    DirectFunctionCall1(timestamptz_timestamp, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp())));
+		filters->last_updated_cutoff = now - *plan.last_updated_duration_us;
+		filters->has_last_updated_cutoff = true;
+	}
+}
+
+/* Add a bound parameter; returns its number ($n). */
+int
+AddParam(QueryParams *params, Oid type, Datum value)
+{
+	if (params->nargs >= kMaxQueryParams)
+		elog(ERROR, "too many query parameters");
+	params->types[params->nargs] = type;
+	params->values[params->nargs] = value;
+	return ++params->nargs;
+}
+
+/* Bound values become constants in the one-shot plan: hashed ANY lists, index use when selective. */
+ParamListInfo
+MakeParamList(const QueryParams *params)
+{
+	ParamListInfo list = makeParamList(params->nargs);
+	for (int i = 0; i < params->nargs; i++) {
+		list->params[i].value = params->values[i];
+		list->params[i].isnull = false;
+		list->params[i].pflags = PARAM_FLAG_CONST;
+		list->params[i].ptype = params->types[i];
+	}
+	return list;
+}
+
+/* The WHERE clause every datavalue query of an export shares (alias dv). May ereport. */
+void
+AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *params)
+{
+	ExportState *state = session->state;
+	bool first = true;
+	const auto clause = [&]() {
+		appendStringInfoString(sql, first ? " WHERE " : " AND ");
+		first = false;
+	};
+	const auto add_ids = [&](const std::vector<int64_t> &ids, const char *column) {
+		const int n = AddParam(params, INT8ARRAYOID, Int8Array(ids));
+		clause();
+		appendStringInfo(sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", column, n);
+	};
+	/* A set that holds every row of its table filters nothing: leave it out of the scan. */
+	if (!state->filters.all_data_elements)
+		add_ids(state->filters.data_element_ids, "dv.dataelementid");
+	if (!state->filters.all_org_units)
+		add_ids(state->filters.org_unit_ids, "dv.sourceid");
+	if (state->filters.filter_periods)
+		add_ids(state->filters.period_ids, "dv.periodid");
+	if (state->filters.filter_category_option_combos)
+		add_ids(state->filters.category_option_combo_ids, "dv.categoryoptioncomboid");
+	if (state->filters.filter_attribute_option_combos)
+		add_ids(state->filters.attribute_option_combo_ids, "dv.attributeoptioncomboid");
+	if (state->filters.has_last_updated_cutoff) {
+		clause();
+		appendStringInfo(sql, "dv.lastupdated OPERATOR(pg_catalog.>=) $%d",
+		                 AddParam(params, TIMESTAMPOID, TimestampGetDatum(state->filters.last_updated_cutoff)));
+	}
+	if (!state->plan.request.include_deleted) {
+		clause();
+		appendStringInfoString(sql, "NOT dv.deleted");
+	}
+}
+
+bool
+NothingCanMatch(const ExportState *state)
+{
+	return state->filters.data_element_ids.empty() || state->filters.org_unit_ids.empty() ||
+	       (state->filters.filter_periods && state->filters.period_ids.empty()) ||
+	       (state->filters.filter_category_option_combos && state->filters.category_option_combo_ids.empty()) ||
+	       (state->filters.filter_attribute_option_combos && state->filters.attribute_option_combo_ids.empty());
+}
+
+/*
+ * DHIS2 2.43 with a non-UID output scheme looks at the whole result before writing: it refuses
+ * objects without a value for the property (E8201-E8203), and hoists an org unit shared by all
+ * values (and the AOC of a one-value result) into the header. One aggregate pass over the
+ * filtered rows answers both; UID exports never run it. May ereport.
+ */
+void
+ProfileDataValues(ExportSession *session)
+{
+	ExportState *state = session->state;
+	const core::ExportPlan &plan = state->plan;
+	if (plan.style != core::Style::k243)
+		return;
+	if (NothingCanMatch(state)) {
+		state->metadata.result_is_empty = true;
+		return;
+	}
+	const core::IdScheme *schemes[core::kIdKindCount] = {&plan.data_element_scheme, nullptr, &plan.org_unit_scheme,
+	                                                     &plan.category_option_combo_scheme,
+	                                                     &plan.attribute_option_combo_scheme};
+	bool any_non_uid = false;
+	for (const core::IdScheme *scheme : schemes)
+		any_non_uid |= scheme != nullptr && !scheme->IsUid();
+	if (!any_non_uid)
+		return;
+
+	static const char *const kColumns[core::kIdKindCount] = {"dv.dataelementid", "dv.periodid", "dv.sourceid",
+	                                                         "dv.categoryoptioncomboid", "dv.attributeoptioncomboid"};
+	QueryParams params;
+	params.nargs = 0;
+	StringInfoData sql;
+	initStringInfo(&sql);
+	appendStringInfoString(&sql,
+	                       "SELECT pg_catalog.count(*), pg_catalog.min(dv.sourceid), pg_catalog.max(dv.sourceid), "
+	                       "pg_catalog.min(dv.attributeoptioncomboid)");
+	int kinds_checked[core::kIdKindCount];
+	int checked = 0;
+	for (size_t k = 0; k < core::kIdKindCount; k++) {
+		if (schemes[k] == nullptr || schemes[k]->IsUid())
+			continue;
+		std::vector<int64_t> *undefined = &state->scratch.ids;
+		DVE_CORE({
+			undefined->clear();
+			for (const core::Identifier &object : state->metadata.objects[k])
+				if (!object.text)
+					undefined->push_back(object.id);
+		});
+		if (undefined->empty())
+			continue;
+		const int n = AddParam(&params, INT8ARRAYOID, Int8Array(*undefined));
+		appendStringInfo(&sql, ", pg_catalog.array_agg(DISTINCT %s) FILTER (WHERE %s " OP("=") " ANY($%d))",
+		                 kColumns[k], kColumns[k], n);
+		kinds_checked[checked++] = static_cast<int>(k);
+	}
+	appendStringInfo(&sql, " FROM %s dv", Table(state, "datavalue"));
+	AppendDataValueFilters(session, &sql, &params);
+
+	SPIExecuteOptions options;
+	memset(&options, 0, sizeof options);
+	options.params = MakeParamList(&params);
+	options.read_only = true;
+	const int rc = SPI_execute_extended(sql.data, &options);
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "data value profile query failed: %s", SPI_result_code_string(rc));
+	HeapTuple tuple = SPI_tuptable->vals[0];
+	const int64 count = GetInt64(tuple, 1);
+	const int64 min_ou = GetInt64(tuple, 2);
+	const int64 max_ou = GetInt64(tuple, 3);
+	const int64 min_aoc = GetInt64(tuple, 4);
+
+	/* DHIS2 decides on the returned values; with limit/offset this profiles the unpaged set. */
+	state->metadata.result_is_empty = count == 0;
+	if (count > 0 && min_ou == max_ou)
+		state->metadata.detected_org_unit_id = min_ou;
+	if (count == 1)
+		state->metadata.detected_attribute_option_combo_id = min_aoc;
+
+	std::vector<int64_t>(*used_undefined)[core::kIdKindCount] = &state->used_undefined;
+	for (int i = 0; i < checked; i++) {
+		bool isnull;
+		Datum d = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 5 + i, &isnull);
+		if (isnull)
+			continue;
+		Datum *items;
+		bool *nulls;
+		int n;
+		deconstruct_array(DatumGetArrayTypeP(d), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &items, &nulls, &n);
+		for (int j = 0; j < n; j++) {
+			const int64 id = DatumGetInt64(items[j]);
+			DVE_CORE((*used_undefined)[kinds_checked[i]].push_back(id));
+		}
+	}
+	DVE_CORE(core::CheckIdentifiersDefined(plan, state->metadata, *used_undefined));
+}
+
+/* Run the main query, streaming every row into the writer. Call inside SPI. May ereport. */
+void
+StreamDataValues(ExportSession *session)
+{
+	ExportState *state = session->state;
+	if (NothingCanMatch(state))
+		return;
+
+	QueryParams params;
+	params.nargs = 0;
+	StringInfoData sql;
+	initStringInfo(&sql);
+	appendStringInfo(&sql,
+	                 "SELECT dv.dataelementid, dv.periodid, dv.sourceid, dv.categoryoptioncomboid, "
+	                 "dv.attributeoptioncomboid, dv.value, dv.storedby, dv.created, dv.lastupdated, dv.comment, "
+	                 "dv.followup, dv.deleted FROM %s.datavalue dv",
+	                 state->dhis2_schema);
+	AppendDataValueFilters(session, &sql, &params);
+
+	/* Ordered exports sort in C++ (ordering.cpp): the query never sorts and never joins. */
+	const bool ordered = !state->plan.unordered;
+	if (ordered) {
+		StartOrdering(session);
+	} else {
+		if (state->plan.request.limit)
+			appendStringInfo(&sql, " LIMIT $%d", AddParam(&params, INT8OID, Int64GetDatum(*state->plan.request.limit)));
+		if (state->plan.request.offset)
+			appendStringInfo(&sql, " OFFSET $%d",
+			                 AddParam(&params, INT8OID, Int64GetDatum(*state->plan.request.offset)));
+	}
+
+	RowReceiver *receiver = static_cast<RowReceiver *>(palloc0(sizeof(RowReceiver)));
+	receiver->pub.receiveSlot = ReceiveSlot;
+	receiver->pub.rStartup = ReceiverStartup;
+	receiver->pub.rShutdown = ReceiverShutdown;
+	receiver->pub.rDestroy = ReceiverDestroy;
+	receiver->pub.mydest = DestNone;
+	receiver->session = session;
+
+	SPIExecuteOptions options;
+	memset(&options, 0, sizeof options);
+	options.params = MakeParamList(&params);
+	options.read_only = true;
+	options.tcount = 0;
+	options.dest = &receiver->pub;
+	const int rc = SPI_execute_extended(sql.data, &options);
+	/* With a receiver of kind DestNone, SPI reports a SELECT as SPI_OK_UTILITY. */
+	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
+		elog(ERROR, "data value query failed: %s", SPI_result_code_string(rc));
+	if (ordered)
+		FinishOrdering(session);
+}
+
+} // namespace datavalue_export::pg

@@ -1,0 +1,167 @@
+/*
+ * src/pg/entry_points.cpp
+ *	  SQL entry points: export_datavalues_json, export_datavalues_csv, export_datavalues, and
+ *	  _PG_init (the sort_run_memory setting, the COPY command tag hook).
+ *
+ * Each call runs the pipeline of export_session.hpp: read the arguments into a core
+ * ExportRequest (arguments.cpp, or the query string in core), validate it (core), find out where
+ * the document goes (sink.cpp), resolve the metadata (metadata.cpp), stream the data values
+ * (datavalue_query.cpp, ordering.cpp), and finish the document. All three functions share
+ * RunExport.
+ *
+ * The C++ state of an export (ExportState) is heap-allocated and owned by a reset callback
+ * on the export's memory context, so an error or a cancel anywhere frees it: no C++ object
+ * lives on the stack of a frame that calls PostgreSQL.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#include "core/query_string.hpp"
+/* Core headers first: they refuse to follow PostgreSQL headers. */
+#include "pg/export_session.hpp"
+#include "pg/boundary.hpp"
+
+extern "C" {
+PG_MODULE_MAGIC;
+void _PG_init(void);
+}
+
+namespace datavalue_export::pg {
+
+int sort_run_memory_kb = 16 * 1024;
+
+namespace {
+
+void
+DeleteExportState(void *arg)
+{
+	ExportSession *session = static_cast<ExportSession *>(arg);
+	/* Runs at normal end and on abort; destructors here never call PostgreSQL. */
+	delete session->state;
+	session->state = nullptr;
+}
+
+/*
+ * The shared body of every entry point: request -> document. The request is already in
+ * session->state->request. May ereport.
+ */
+Datum
+RunExport(FunctionCallInfo fcinfo, ExportSession *session)
+{
+	ExportState *state = session->state;
+	DVE_CORE(state->plan = core::ValidateRequest(std::move(state->request)));
+	OpenSink(fcinfo, session);
+	ResolveLastUpdatedCutoff(state);
+	ResolveDhis2Schema(state);
+	/*
+	 * The export's own SQL is schema-qualified throughout; on top of that it runs with
+	 * search_path = pg_catalog, pg_temp, as a SECURITY DEFINER function with SET would, so no
+	 * schema another role can write to takes part in resolving a name. An error unwinds the
+	 * setting with the transaction.
+	 */
+	const int guc_level = NewGUCNestLevel();
+	(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
+	                        false);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	ResolveMetadata(session);
+	DVE_CORE(state->document.writer->Begin(state->out.text));
+	StreamDataValues(session);
+	DVE_CORE(state->document.writer->End(state->out.text));
+	FlushText(session, true);
+	SPI_finish();
+	AtEOXact_GUC(true, guc_level);
+	CloseSink(session);
+	return (Datum)0;
+}
+
+/* Set up the result, the memory context and the C++ state; returns the session. May ereport. */
+ExportSession *
+BeginSession(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+	if (rsinfo == nullptr || !IsA(rsinfo, ReturnSetInfo) || (rsinfo->allowedModes & SFRM_Materialize) == 0)
+		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+		                errmsg("set-valued function called in context that cannot accept a set")));
+	/* The result (text chunks; none inside COPY) lives as long as the query. */
+	MemoryContext previous = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+	TupleDesc tupdesc = CreateTemplateTupleDesc(1);
+	TupleDescInitEntry(tupdesc, 1, "chunk", TEXTOID, -1, 0);
+	rsinfo->returnMode = SFRM_Materialize;
+	rsinfo->setResult = tuplestore_begin_heap((rsinfo->allowedModes & SFRM_Materialize_Random) != 0, false, work_mem);
+	rsinfo->setDesc = tupdesc;
+	MemoryContextSwitchTo(previous);
+
+	MemoryContext export_context =
+	    AllocSetContextCreate(CurrentMemoryContext, "datavalue_export", ALLOCSET_DEFAULT_SIZES);
+	ExportSession *session =
+	    static_cast<ExportSession *>(MemoryContextAllocZero(export_context, sizeof(ExportSession)));
+	session->context = export_context;
+	session->sink.tuplestore = rsinfo->setResult;
+	session->sink.tupdesc = rsinfo->setDesc;
+	MemoryContextCallback *callback =
+	    static_cast<MemoryContextCallback *>(MemoryContextAllocZero(export_context, sizeof(MemoryContextCallback)));
+	DVE_CORE(session->state = new ExportState());
+	callback->func = DeleteExportState;
+	callback->arg = session;
+	MemoryContextRegisterResetCallback(export_context, callback);
+	return session;
+}
+
+void
+EndSession(ExportSession *session)
+{
+	MemoryContextDelete(GetMemoryChunkContext(session));
+}
+
+Datum
+ExportWithArguments(FunctionCallInfo fcinfo, core::Format format)
+{
+	ExportSession *session = BeginSession(fcinfo);
+	ReadArguments(fcinfo, &session->state->request);
+	session->state->request.format = format;
+	RunExport(fcinfo, session);
+	EndSession(session);
+	return (Datum)0;
+}
+
+} // namespace
+
+} // namespace datavalue_export::pg
+
+using namespace datavalue_export;
+
+DVE_PG_FUNCTION(datavalue_export_json)
+{
+	return pg::ExportWithArguments(fcinfo, core::Format::kJson);
+}
+
+DVE_PG_FUNCTION(datavalue_export_csv)
+{
+	return pg::ExportWithArguments(fcinfo, core::Format::kCsv);
+}
+
+/* export_datavalues(query text): a DHIS2 request's query string, verbatim. */
+DVE_PG_FUNCTION(datavalue_export_query)
+{
+	if (PG_ARGISNULL(0))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("query string must not be NULL")));
+	text *query = PG_GETARG_TEXT_PP(0);
+	const char *data = VARDATA_ANY(query);
+	const size_t size = VARSIZE_ANY_EXHDR(query);
+	pg::ExportSession *session = pg::BeginSession(fcinfo);
+	DVE_CORE(session->state->request = core::ParseQueryString(std::string_view(data, size)));
+	pg::RunExport(fcinfo, session);
+	pg::EndSession(session);
+	return (Datum)0;
+}
+
+void
+_PG_init(void)
+{
+	DefineCustomIntVariable(
+	    "datavalue_export.sort_run_memory",
+	    "Memory for one sorted run of an ordered export; larger exports spill runs to temporary files.",
+	    "Smaller runs also sort faster; memory use of an export stays near this size.", &pg::sort_run_memory_kb,
+	    16 * 1024, 64, 1024 * 1024, PGC_USERSET, GUC_UNIT_KB, nullptr, nullptr, nullptr);
+	MarkGUCPrefixReserved("datavalue_export");
+	pg::InstallCopyTagHook();
+}
