@@ -8,7 +8,13 @@
 #   make check-all                  everything the README's test command runs (see test/run_all.sh)
 
 EXTENSION = datavalue_export
-EXTVERSION = 1.0
+# The version has one source: default_version in datavalue_export.control, where PostgreSQL
+# reads it. EXTVERSION, the library's version (src/core/version.cpp), the install script's name
+# and debian/changelog follow it; test/version_check.sh fails when any of them drifts.
+EXTVERSION := $(shell sed -n "s/^default_version = '\(.*\)'$$/\1/p" $(dir $(firstword $(MAKEFILE_LIST)))$(EXTENSION).control)
+ifeq ($(EXTVERSION),)
+$(error no default_version = '...' line in $(EXTENSION).control)
+endif
 MODULE_big = datavalue_export
 
 CORE_SOURCES = $(sort $(wildcard src/core/*.cpp))
@@ -49,6 +55,11 @@ PG_MAJOR := $(shell $(PG_CONFIG) --version | sed 's/^PostgreSQL \([0-9]*\).*/\1/
 ifneq ($(PG_MAJOR),15)
 $(error datavalue_export supports PostgreSQL 15; pg_config reports $(PG_MAJOR))
 endif
+
+# Only version.o is compiled with the version (pg_duckdb's trick), so a bump rebuilds one
+# object; it depends on the control file because make does not notice a changed flag.
+src/core/version.o: override CPPFLAGS += -DDVE_VERSION='"$(EXTVERSION)"'
+src/core/version.o: $(EXTENSION).control
 
 # Header dependencies for C++ (core headers are inline-heavy).
 override CXXFLAGS += -MMD -MP
