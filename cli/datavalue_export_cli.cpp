@@ -168,6 +168,14 @@ class Output {
 	bool Write(const char *data, size_t size, std::string &error)
 	{
 		while (size > 0) {
+			/*
+			 * A signal ends a wait on a reader that stopped reading: the interrupted write returns
+			 * EINTR, or the part it wrote before the signal, so look at the flag before each retry.
+			 */
+			if (g_signal != 0) {
+				error = "interrupted";
+				return false;
+			}
 			const ssize_t written = write(fd_, data, size);
 			if (written < 0) {
 				if (errno == EINTR)
@@ -541,6 +549,8 @@ class Export {
 				const bool ok = output_.Write(data, static_cast<size_t>(size), error);
 				PQfreemem(data);
 				if (!ok) {
+					if (g_signal != 0)
+						return Cancelled();
 					/* Stop the server's work too; the connection is closed by the destructor. */
 					progress_.Abandon();
 					Complain(error);
@@ -567,7 +577,10 @@ class Export {
 		if (g_signal != 0 && sqlstate && std::strcmp(sqlstate, kQueryCanceled) == 0)
 			return Cancelled();
 		ReportServerError(result, conn_.get());
-		if (PQstatus(conn_.get()) == CONNECTION_BAD)
+		/* FATAL (e.g. pg_terminate_backend) ends the session even before libpq has seen the socket close. */
+		const char *severity = PQresultErrorField(result, PG_DIAG_SEVERITY_NONLOCALIZED);
+		if (PQstatus(conn_.get()) == CONNECTION_BAD ||
+		    (severity && (std::strcmp(severity, "FATAL") == 0 || std::strcmp(severity, "PANIC") == 0)))
 			return exit_status::kConnection;
 		if (PQresultStatus(result) != PGRES_FATAL_ERROR)
 			Complain("unexpected reply to COPY");
@@ -585,8 +598,9 @@ class Export {
 	{
 		progress_.Abandon();
 		output_.Discard();
-		Complain(std::string(g_signal == SIGTERM ? "terminated" : "interrupted") +
-		         ": the export was cancelled and no output file was written");
+		Complain(std::string(g_signal == SIGTERM ? "terminated" : "interrupted") + ": the export was cancelled" +
+		         (output_.Shown() == "standard output" ? "; standard output holds an incomplete document"
+		                                               : "; no output file was written"));
 		return StatusForSignal(g_signal);
 	}
 
