@@ -11,6 +11,7 @@ PACKAGES=(
 	postgresql-15 postgresql-client-15 postgresql-server-dev-15 libkrb5-dev
 	zlib1g-dev libisal-dev g++ make cmake libgtest-dev libbenchmark-dev clang-format
 	python3 python3-psycopg2 python3-pytest openjdk-17-jdk-headless libpostgresql-jdbc-java
+	libpq-dev tmux man-db
 )
 
 missing=()
