@@ -2,11 +2,11 @@
 # test/run_all.sh - every test of the project, from a fresh Debian 12 machine (as root).
 #
 # Sets up (scripts/setup.sh: packages, build, install, throwaway cluster), then runs:
-#   1. the C++ unit tests of src/core under AddressSanitizer + UBSan (ctest);
+#   1. the C++ unit tests of src/core and cli/ under AddressSanitizer + UBSan (ctest);
 #   2. the clang-format check of every C++ file;
 #   3. the pg_regress suite (sql/ + expected/) against the cluster;
 #   4. the end-to-end tests (test/integration, pytest): COPY vs SELECT bytes, the demo
-#      database, 2.42 vs 2.43 schemas, gzip, encodings, cancel, JDBC.
+#      database, 2.42 vs 2.43 schemas, gzip, encodings, cancel, JDBC, the datavalue-export CLI.
 # Prints one closing line "N passed, N failed" (suites) and exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
