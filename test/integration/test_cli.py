@@ -14,7 +14,9 @@ deadlines; nothing sleeps for a fixed time.
 Binary: cli/datavalue-export (built by make), or $DVE_CLI.
 SPDX-License-Identifier: PostgreSQL
 """
+import array
 import contextlib
+import fcntl
 import gzip
 import json
 import os
@@ -23,6 +25,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import termios
 import time
 import uuid
 
@@ -34,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 CLI = os.environ.get("DVE_CLI", os.path.join(REPO, "cli", "datavalue-export"))
 DEADLINE = 60  # seconds; a bound for waits on the server, never a measurement
+F_GETPIPE_SZ = getattr(fcntl, "F_GETPIPE_SZ", 1032)  # Linux; the constant is in Python 3.10+
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +80,7 @@ def wait_for(predicate, what, deadline=DEADLINE):
         if value:
             return value
         time.sleep(0.02)
-    pytest.fail("timed out after %d s waiting for %s" % (deadline, what))
+    pytest.fail("timed out after %d s waiting for %s" % (deadline, what() if callable(what) else what))
 
 
 def backend_state(conn, app):
@@ -107,6 +111,23 @@ def datavalue_locked(dbname):
 
 def unique_app():
     return "dve-cli-test-" + uuid.uuid4().hex[:12]
+
+
+@contextlib.contextmanager
+def export_held_by_lock(cli, dbname, conn, args):
+    """Start the CLI (stdout and stderr pipes) while datavalue is locked; yields (proc, app, lock) once its
+    backend provably waits for the lock. The CLI is killed if the test leaves it running."""
+    app = unique_app()
+    with datavalue_locked(dbname) as lock:
+        proc = subprocess.Popen([cli, "-d", dbname] + list(args), env=dict(os.environ, PGAPPNAME=app),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            wait_for(lambda: (backend_state(conn, app) or (None, None))[1] == "Lock", "the export to wait")
+            yield proc, app, lock
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -287,21 +308,10 @@ def test_output_errors_exit_5(cli, db243, demo_query, tmp_path, make_target):
 
 
 def test_terminated_backend_exits_3(cli, db243, conn243, demo_query, tmp_path):
-    app = unique_app()
-    out = tmp_path / "out.json"
-    with datavalue_locked(db243):
-        proc = subprocess.Popen([cli, "-d", db243, demo_query, "-o", str(out)], env=dict(os.environ, PGAPPNAME=app),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        try:
-            wait_for(lambda: (backend_state(conn243, app) or (None, None))[1] == "Lock", "the export to wait")
-            with conn243.cursor() as cur:
-                cur.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s",
-                            (app,))
-            _, stderr = proc.communicate(timeout=DEADLINE)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+    with export_held_by_lock(cli, db243, conn243, [demo_query, "-o", str(tmp_path / "out.json")]) as (proc, app, _):
+        with conn243.cursor() as cur:
+            cur.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s", (app,))
+        _, stderr = proc.communicate(timeout=DEADLINE)
     assert proc.returncode == 3, stderr
     assert "terminating connection" in stderr.decode()
     assert os.listdir(tmp_path) == []
@@ -315,40 +325,41 @@ def test_terminated_backend_exits_3(cli, db243, conn243, demo_query, tmp_path):
                                                (signal.SIGTERM, 143, "terminated")])
 def test_signal_cancels_the_server_and_removes_the_temporary_file(cli, db243, conn243, demo_query, tmp_path,
                                                                    signo, status, word):
-    app = unique_app()
     out = tmp_path / "out.json"
-    with datavalue_locked(db243):
-        proc = subprocess.Popen([cli, "-d", db243, demo_query, "-o", str(out)], env=dict(os.environ, PGAPPNAME=app),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        try:
-            wait_for(lambda: (backend_state(conn243, app) or (None, None))[1] == "Lock", "the export to wait")
-            temp = os.listdir(tmp_path)
-            assert len(temp) == 1 and temp[0].startswith(".out.json.part."), temp
-            proc.send_signal(signo)
-            _, stderr = proc.communicate(timeout=DEADLINE)
-            assert proc.returncode == status, stderr
-            assert word + ": the export was cancelled" in stderr.decode()
-            assert os.listdir(tmp_path) == []
-            # The lock is still held: only the cancel request can have ended the backend's wait.
-            wait_for(lambda: backend_state(conn243, app) is None or backend_state(conn243, app)[0] == "idle",
-                     "the cancelled backend to stop waiting")
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+    with export_held_by_lock(cli, db243, conn243, [demo_query, "-o", str(out)]) as (proc, app, _):
+        temp = os.listdir(tmp_path)
+        assert len(temp) == 1 and temp[0].startswith(".out.json.part."), temp
+        proc.send_signal(signo)
+        _, stderr = proc.communicate(timeout=DEADLINE)
+        assert proc.returncode == status, stderr
+        assert word + ": the export was cancelled" in stderr.decode()
+        assert os.listdir(tmp_path) == []
+        # The lock is still held: only the cancel request can have ended the backend's wait.
+        wait_for(lambda: (backend_state(conn243, app) or ("gone",))[0] in ("gone", "idle"),
+                 "the cancelled backend to stop waiting")
 
 
 def test_sigint_while_blocked_on_a_full_stdout_pipe(cli, db243, conn243, demo_query):
-    """Mid-stream: stdout is a pipe nobody reads, so the CLI blocks writing and the backend then blocks
-    in ClientWrite with part of the document sent. SIGINT ends the CLI's write, and the backend goes away."""
+    """Mid-stream: stdout is a pipe nobody reads. Once the pipe is full the CLI cannot write (so it stops
+    reading the socket) and its backend then blocks in ClientWrite with part of the document sent. SIGINT
+    ends the CLI's wait, and the backend goes away."""
     app = unique_app()
     read_end, write_end = os.pipe()
+    capacity = fcntl.fcntl(read_end, F_GETPIPE_SZ)
     proc = subprocess.Popen([cli, "-d", db243, demo_query], env=dict(os.environ, PGAPPNAME=app),
                             stdout=write_end, stderr=subprocess.PIPE)
     os.close(write_end)
     try:
-        wait_for(lambda: (backend_state(conn243, app) or (None, None, None))[2] == "ClientWrite",
-                 "the backend to block writing to the CLI")
+        seen = []
+
+        def blocked():
+            queued = array.array("i", [0])
+            fcntl.ioctl(read_end, termios.FIONREAD, queued)
+            seen.append((queued[0], backend_state(conn243, app), proc.poll()))
+            return queued[0] == capacity and (seen[-1][1] or (None,) * 3)[2] == "ClientWrite"
+
+        wait_for(blocked, lambda: "a full pipe and the backend in ClientWrite (last seen: pipe bytes, backend, "
+                                  "exit status %r)" % (seen[-3:],))
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=DEADLINE)
         assert proc.returncode == 130, stderr
@@ -447,24 +458,15 @@ def test_quiet_draws_nothing_in_a_terminal(cli, db243, demo_query, tmp_path):
 def test_plain_progress_for_logs(cli, db243, conn243, demo_query, tmp_path):
     """--progress=plain with stderr a pipe: the start line appears while the export is held, the
     summary at the end has the exact counts."""
-    app = unique_app()
     out = tmp_path / "out.csv"
-    with datavalue_locked(db243) as lock:
-        proc = subprocess.Popen([cli, "-d", db243, demo_query, "-o", str(out), "--progress=plain"],
-                                env=dict(os.environ, PGAPPNAME=app), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        try:
-            wait_for(lambda: (backend_state(conn243, app) or (None, None))[1] == "Lock", "the export to wait")
-            ready, _, _ = select.select([proc.stderr], [], [], DEADLINE)
-            assert ready, "no start line"
-            first = proc.stderr.readline().decode()
-            assert first == "datavalue-export: exporting to %s (table estimate ~%s values)\n" % (
-                out, dve_count(reltuples(conn243))), first
-            lock.release()
-            _, rest = proc.communicate(timeout=DEADLINE)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+    with export_held_by_lock(cli, db243, conn243, [demo_query, "-o", str(out), "--progress=plain"]) as (proc, _, lock):
+        ready, _, _ = select.select([proc.stderr], [], [], DEADLINE)
+        assert ready, "no start line"
+        first = proc.stderr.readline().decode()
+        assert first == "datavalue-export: exporting to %s (table estimate ~%s values)\n" % (
+            out, dve_count(reltuples(conn243))), first
+        lock.release()
+        _, rest = proc.communicate(timeout=DEADLINE)
     assert proc.returncode == 0, rest
     lines = rest.decode().splitlines()
     assert "\033" not in rest.decode()
