@@ -20,6 +20,7 @@ import fcntl
 import gzip
 import json
 import os
+import re
 import select
 import shlex
 import shutil
@@ -440,6 +441,72 @@ def test_progress_bar_in_a_terminal(cli, db243, conn243, demo_query, tmp_path):
     # The bar line was replaced by the summary: exact values and bytes.
     assert "ETA" not in screen, screen
     assert "datavalue-export: done: %s values, %s bytes (" % (dve_count(values), dve_count(len(data))) in screen, screen
+
+
+BAR = re.compile(r"^\[(#*)(\.*)\] ([\d,]+) / ~([\d,]+) values  ([\d.]+ k?M?G?B)  ([\d.]+ k?M?G?B)/s  ETA ~(\d+:\d\d)$")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (scripts/setup.sh installs it)")
+def test_progress_bar_mid_export(cli, db243, conn243, demo_query, tmp_path):
+    """The bar with values, bytes, rate and an ETA while data flows. The CLI writes to a FIFO the test
+    reads, so the export advances only as the test reads: once the CLI is blocked (full FIFO, backend in
+    ClientWrite, values counted in pg_stat_progress_copy), the test lets more than the 250 ms redraw
+    interval pass and reads on until the next redraw shows up, then holds the CLI there."""
+    app = unique_app()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    env = {k: v for k, v in os.environ.items() if k.startswith("PG")}
+    env.update(PGAPPNAME=app, TERM="xterm")
+    term = Tmux("%s -d %s %s > %s" % (cli, db243, shlex.quote(demo_query), shlex.quote(str(fifo))), env)
+    reader = None
+    try:
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        fcntl.fcntl(reader, fcntl.F_SETFL, fcntl.fcntl(reader, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        capacity = fcntl.fcntl(reader, F_GETPIPE_SZ)
+
+        def blocked():
+            queued = array.array("i", [0])
+            fcntl.ioctl(reader, termios.FIONREAD, queued)
+            state = backend_state(conn243, app)
+            with conn243.cursor() as cur:
+                cur.execute("SELECT p.tuples_processed FROM pg_stat_progress_copy p JOIN pg_stat_activity a "
+                            "USING (pid) WHERE a.application_name = %s", (app,))
+                row = cur.fetchone()
+            return queued[0] == capacity and state and state[2] == "ClientWrite" and row and row[0] > 0
+
+        wait_for(blocked, "the CLI to block on a full FIFO with values sent")
+        time.sleep(0.3)  # a lower bound on time passed (> the redraw interval), not a speed assumption
+        received = 0
+
+        def drawn_with_values():
+            nonlocal received
+            screen = term.screen()
+            match = [BAR.match(line) for line in screen.splitlines() if BAR.match(line)]
+            if match and match[0].group(3) != "0":
+                return match[0]
+            chunk = os.read(reader, 65536)
+            assert chunk, "the export ended before the bar was redrawn"
+            received += len(chunk)
+            return None
+
+        bar = wait_for(drawn_with_values, "a redrawn bar")
+        filled, empty, values, estimate, size, rate, eta = bar.groups()
+        values, estimate = int(values.replace(",", "")), int(estimate.replace(",", ""))
+        assert 0 < values <= estimate
+        assert estimate == reltuples(conn243)
+        assert size != "0 B" and rate != "0 B/s" and rate != "0 B"
+        assert len(filled) == int(values / estimate * (len(filled) + len(empty)))
+        assert eta  # minutes:seconds left at the average rate
+        # let it finish: read the rest
+        while os.read(reader, 1 << 20):
+            pass
+        screen = wait_for(lambda: (lambda s: s if "[exit " in s else None)(term.screen()), "the export to end")
+        assert "[exit 0]" in screen, screen
+        assert "datavalue-export: done: " in screen
+    finally:
+        if reader is not None:
+            os.close(reader)
+        term.close()
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (scripts/setup.sh installs it)")
