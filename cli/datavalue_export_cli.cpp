@@ -411,11 +411,17 @@ class Progress {
 			monitor_.reset(); /* e.g. the server went away: carry on with bytes */
 			return;
 		}
-		/* No row yet (still planning) or any more (finished): keep the last count. */
-		if (PQntuples(result.get()) == 1 && !PQgetisnull(result.get(), 0, 0))
+		if (PQntuples(result.get()) != 1) {
+			/* No row yet (still planning) or any more (finished): keep the last count. */
+			if (!snapshot_.values)
+				snapshot_.values = 0;
+		} else if (PQgetisnull(result.get(), 0, 0)) {
+			/* Hidden from this role (another user's backend without pg_read_all_stats): say nothing. */
+			snapshot_.values.reset();
+			monitor_.reset();
+		} else {
 			snapshot_.values = std::atoll(PQgetvalue(result.get(), 0, 0));
-		else if (!snapshot_.values)
-			snapshot_.values = 0;
+		}
 	}
 
 	void Draw(uint64_t bytes)
