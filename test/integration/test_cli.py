@@ -9,8 +9,10 @@ How the running export is held without depending on machine speed: another sessi
 ACCESS EXCLUSIVE lock on datavalue, so the export's backend provably waits (pg_stat_activity
 shows wait_event_type 'Lock' for its application_name) until the test releases the lock. For a
 cancel in mid-stream, the CLI writes to a pipe nobody reads: once the backend waits in
-ClientWrite, the CLI is blocked with part of the document written. Waits poll with generous
-deadlines; nothing sleeps for a fixed time.
+ClientWrite, the CLI is blocked with part of the document written. The second-signal test uses a
+socket that accepts the connection and never answers, and waits for the first signal's delivery in
+/proc/<pid>/status. Waits poll with generous deadlines; the one fixed sleep is a lower bound on time
+passed (the mid-export bar test), never a guess at how fast something runs.
 Binary: cli/datavalue-export (built by make), or $DVE_CLI.
 SPDX-License-Identifier: PostgreSQL
 """
@@ -25,6 +27,7 @@ import select
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import termios
 import time
@@ -338,6 +341,41 @@ def test_signal_cancels_the_server_and_removes_the_temporary_file(cli, db243, co
         # The lock is still held: only the cancel request can have ended the backend's wait.
         wait_for(lambda: (backend_state(conn243, app) or ("gone",))[0] in ("gone", "idle"),
                  "the cancelled backend to stop waiting")
+
+
+def signal_pending(pid, signo):
+    """Whether signo is still pending (not yet delivered) for the process, from /proc/<pid>/status."""
+    with open("/proc/%d/status" % pid) as f:
+        fields = dict(line.split(":", 1) for line in f if ":" in line)
+    return any(int(fields[key].strip(), 16) & (1 << (signo - 1)) for key in ("SigPnd", "ShdPnd"))
+
+
+def test_second_sigint_exits_at_once(cli, tmp_path):
+    """A server that never answers (a socket nobody serves: the connection is accepted, then silence):
+    the first SIGINT can only ask for a cancel, the second exits at once and removes the temporary file."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(DEADLINE)
+    out = tmp_path / "out.json"
+    proc = subprocess.Popen([cli, "-h", "127.0.0.1", "-p", str(server.getsockname()[1]), "-d", "x", "dataSet=x",
+                             "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        accepted, _ = server.accept()  # the CLI is now waiting for the server's first reply
+        assert len(os.listdir(tmp_path)) == 1
+        proc.send_signal(signal.SIGINT)
+        wait_for(lambda: not signal_pending(proc.pid, signal.SIGINT), "the first SIGINT to be delivered")
+        assert proc.poll() is None, "one SIGINT while connecting must not end the CLI"
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=DEADLINE)
+        assert proc.returncode == 130
+        assert os.listdir(tmp_path) == []
+        accepted.close()
+    finally:
+        server.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def test_sigint_while_blocked_on_a_full_stdout_pipe(cli, db243, conn243, demo_query):
