@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -26,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -252,7 +254,7 @@ using Conn = std::unique_ptr<PGconn, ConnDeleter>;
 using Result = std::unique_ptr<PGresult, ResultDeleter>;
 
 Conn
-Connect(const Options &options, const char *application_name)
+Connect(const Options &options, const char *application_name, const std::optional<std::string> &password)
 {
 	/* dbname first and expanded (a conninfo or URI); explicit options after it override it, as in psql. */
 	std::vector<const char *> keys;
@@ -267,6 +269,7 @@ Connect(const Options &options, const char *application_name)
 	add("host", options.host);
 	add("port", options.port);
 	add("user", options.user);
+	add("password", password);
 	keys.push_back("fallback_application_name");
 	values.push_back(application_name);
 	/* DHIS2 documents are UTF-8; the extension converts its output to the client encoding. */
@@ -275,6 +278,45 @@ Connect(const Options &options, const char *application_name)
 	keys.push_back(nullptr);
 	values.push_back(nullptr);
 	return Conn(PQconnectdbParams(keys.data(), values.data(), 1));
+}
+
+/*
+ * Asks on the terminal (/dev/tty, so it works with stdout redirected) with echo off, as psql's
+ * simple_prompt does. nullopt without a terminal or when a signal interrupted the typing.
+ */
+std::optional<std::string>
+PromptPassword()
+{
+	const int tty = open("/dev/tty", O_RDWR | O_CLOEXEC);
+	if (tty < 0)
+		return std::nullopt;
+	struct termios saved;
+	const bool have_termios = tcgetattr(tty, &saved) == 0;
+	if (have_termios) {
+		struct termios quiet = saved;
+		quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+		tcsetattr(tty, TCSAFLUSH, &quiet);
+	}
+	static const char kPrompt[] = "Password: ";
+	std::optional<std::string> password = std::string();
+	if (write(tty, kPrompt, sizeof kPrompt - 1) < 0)
+		password.reset();
+	for (char c; password;) {
+		const ssize_t got = read(tty, &c, 1);
+		if (got == 1 && c != '\n')
+			password->push_back(c);
+		else if (got == 0 || (got == 1 && c == '\n'))
+			break;
+		else if (errno != EINTR || g_signal != 0)
+			password.reset();
+	}
+	if (have_termios)
+		tcsetattr(tty, TCSAFLUSH, &saved);
+	if (write(tty, "\n", 1) < 0) {
+		/* the newline only tidies the screen */
+	}
+	close(tty);
+	return password;
 }
 
 std::string
@@ -329,7 +371,7 @@ class Progress {
 	bool Enabled() const { return mode_ == ProgressMode::kBar || mode_ == ProgressMode::kPlain; }
 
 	/* The estimate and the second connection; both optional, the display works with bytes alone. */
-	void Prepare(PGconn *main, const Options &options)
+	void Prepare(PGconn *main, const Options &options, const std::optional<std::string> &password)
 	{
 		if (!Enabled())
 			return;
@@ -339,7 +381,7 @@ class Progress {
 			if (reltuples > 0) /* -1: never analysed */
 				snapshot_.estimate = reltuples;
 		}
-		monitor_ = Connect(options, "datavalue-export progress");
+		monitor_ = Connect(options, "datavalue-export progress", password);
 		if (PQstatus(monitor_.get()) != CONNECTION_OK)
 			monitor_.reset();
 		pid_ = std::to_string(PQbackendPID(main));
@@ -478,13 +520,25 @@ class Export {
 			return exit_status::kOutput;
 		}
 
-		conn_ = Connect(options_, kProgram);
+		std::optional<std::string> password;
+		if (options_.password_prompt == PasswordPrompt::kAlways)
+			password = PromptPassword();
+		conn_ = Connect(options_, kProgram, password);
+		/* As psql: ask only when the server wanted a password that PGPASSWORD/~/.pgpass did not give. */
+		if (PQstatus(conn_.get()) == CONNECTION_BAD && PQconnectionNeedsPassword(conn_.get()) && !password &&
+		    options_.password_prompt == PasswordPrompt::kWhenNeeded && g_signal == 0) {
+			password = PromptPassword();
+			if (password) {
+				conn_.reset(); /* close the refused attempt first: a server may serve one at a time */
+				conn_ = Connect(options_, kProgram, password);
+			}
+		}
+		if (g_signal != 0)
+			return Cancelled();
 		if (PQstatus(conn_.get()) != CONNECTION_OK) {
 			Complain("could not connect: " + Trimmed(PQerrorMessage(conn_.get())));
 			return exit_status::kConnection;
 		}
-		if (g_signal != 0)
-			return Cancelled();
 
 		char *literal = PQescapeLiteral(conn_.get(), request_.query.c_str(), request_.query.size());
 		if (literal == nullptr) {
@@ -494,7 +548,7 @@ class Export {
 		const std::string sql = std::string("COPY (SELECT export_datavalues(") + literal + ")) TO STDOUT";
 		PQfreemem(literal);
 
-		progress_.Prepare(conn_.get(), options_);
+		progress_.Prepare(conn_.get(), options_, password);
 		SetCancel(PQgetCancel(conn_.get()));
 		if (g_signal != 0)
 			return Cancelled();

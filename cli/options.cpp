@@ -107,13 +107,17 @@ ParseOptions(const std::vector<std::string> &args)
 			const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
 			const std::optional<std::string> value =
 			    eq == std::string::npos ? std::nullopt : std::optional<std::string>(arg.substr(eq + 1));
-			if (name == "help" || name == "version" || name == "quiet") {
+			if (name == "help" || name == "version" || name == "quiet" || name == "password" || name == "no-password") {
 				if (value)
-					throw UsageError("option --" + name + " takes no value");
+					throw UsageError("option --" + name + " takes no value (a password is asked for on the terminal)");
 				if (name == "help")
 					options.help = true;
 				else if (name == "version")
 					options.version = true;
+				else if (name == "password")
+					options.password_prompt = PasswordPrompt::kAlways;
+				else if (name == "no-password")
+					options.password_prompt = PasswordPrompt::kNever;
 				else
 					options.progress = ProgressMode::kNone;
 			} else if (const char letter = ValueOptionLetter(name)) {
@@ -128,6 +132,10 @@ ParseOptions(const std::vector<std::string> &args)
 				           arg.size() > 2 ? std::optional<std::string>(arg.substr(2)) : std::nullopt, args, i);
 			} else if (arg.size() == 2 && letter == 'q') {
 				options.progress = ProgressMode::kNone;
+			} else if (arg.size() == 2 && letter == 'W') {
+				options.password_prompt = PasswordPrompt::kAlways;
+			} else if (arg.size() == 2 && letter == 'w') {
+				options.password_prompt = PasswordPrompt::kNever;
 			} else if (arg.size() == 2 && letter == 'V') {
 				options.version = true;
 			} else if (arg.size() == 2 && letter == '?') {
@@ -172,11 +180,13 @@ Options:
   -V, --version         print the version and exit
   -?, --help            print this help and exit
 
-Connection options (as psql; PG* environment variables and ~/.pgpass apply, no password option):
+Connection options (as psql; PG* environment variables and ~/.pgpass apply):
   -d, --dbname=DBNAME   database name, or a conninfo string or postgresql:// URI
   -h, --host=HOST       server host or socket directory
   -p, --port=PORT       server port
   -U, --username=USER   database user
+  -W, --password        ask for a password on the terminal before connecting
+  -w, --no-password     never ask (by default: when the server wants one and a terminal is there)
 
 Progress: values from pg_stat_progress_copy (read on a second connection), bytes as written,
 the average rate, and an ETA against pg_class.reltuples of datavalue, the whole table's row

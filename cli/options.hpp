@@ -4,8 +4,9 @@
  *
  * Connection options are psql's (-d -h -p -U); anything not given is left to libpq, so PG*
  * environment variables, the service file and ~/.pgpass apply as they do for psql. There is
- * deliberately no password option: a password on the command line is visible to every user
- * through ps.
+ * deliberately no option that takes a password: a password on the command line is visible to
+ * every user through ps. As in psql, -W asks for one on the terminal before connecting, -w never
+ * asks, and by default the CLI asks when the server wants a password and a terminal is there.
  * SPDX-License-Identifier: PostgreSQL
  */
 #pragma once
@@ -34,11 +35,18 @@ enum class ProgressMode {
 	kNone,
 };
 
+enum class PasswordPrompt {
+	kWhenNeeded, /* the server asked and none was found (PGPASSWORD, ~/.pgpass) */
+	kAlways,     /* -W */
+	kNever,      /* -w, for scripts: fail instead of waiting on a terminal */
+};
+
 struct Options {
 	std::optional<std::string> dbname; /* a database name, or a conninfo string or URI */
 	std::optional<std::string> host;
 	std::optional<std::string> port;
 	std::optional<std::string> user;
+	PasswordPrompt password_prompt = PasswordPrompt::kWhenNeeded;
 	std::string output; /* "" or "-": stdout */
 	ProgressMode progress = ProgressMode::kAuto;
 	std::string target; /* the URL, path or query string */

@@ -55,6 +55,15 @@ TEST(ParseOptions, UnsetConnectionOptionsAreLeftToLibpq)
 	EXPECT_FALSE(o.host);
 	EXPECT_FALSE(o.port);
 	EXPECT_FALSE(o.user);
+	EXPECT_EQ(o.password_prompt, PasswordPrompt::kWhenNeeded);
+}
+
+TEST(ParseOptions, PasswordPromptSwitches)
+{
+	EXPECT_EQ(Parse({"-W", "dataSet=x"}).password_prompt, PasswordPrompt::kAlways);
+	EXPECT_EQ(Parse({"--password", "dataSet=x"}).password_prompt, PasswordPrompt::kAlways);
+	EXPECT_EQ(Parse({"-w", "dataSet=x"}).password_prompt, PasswordPrompt::kNever);
+	EXPECT_EQ(Parse({"--no-password", "dataSet=x"}).password_prompt, PasswordPrompt::kNever);
 }
 
 TEST(ParseOptions, OutputProgressAndQuiet)
@@ -80,8 +89,10 @@ TEST(ParseOptions, UsageErrors)
 {
 	EXPECT_NE(UsageMessage({}).find("no request given"), std::string::npos);
 	EXPECT_NE(UsageMessage({"dataSet=x", "period=1"}).find("one request at a time"), std::string::npos);
-	EXPECT_NE(UsageMessage({"-W", "dataSet=x"}).find("unknown option \"-W\""), std::string::npos);
-	EXPECT_NE(UsageMessage({"--password=x", "dataSet=x"}).find("unknown option \"--password\""), std::string::npos);
+	EXPECT_NE(UsageMessage({"-X", "dataSet=x"}).find("unknown option \"-X\""), std::string::npos);
+	/* Never a password on the command line (ps shows it to every user). */
+	EXPECT_NE(UsageMessage({"--password=x", "dataSet=x"}).find("--password takes no value"), std::string::npos);
+	EXPECT_NE(UsageMessage({"-Wsecret", "dataSet=x"}).find("unknown option \"-Wsecret\""), std::string::npos);
 	EXPECT_NE(UsageMessage({"dataSet=x", "-d"}).find("option -d needs a value"), std::string::npos);
 	EXPECT_NE(UsageMessage({"--progress=fancy", "dataSet=x"}).find("invalid --progress value"), std::string::npos);
 	EXPECT_NE(UsageMessage({"--quiet=yes", "dataSet=x"}).find("takes no value"), std::string::npos);

@@ -28,8 +28,10 @@ import shlex
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import termios
+import threading
 import time
 import uuid
 
@@ -264,7 +266,7 @@ def test_error_after_data_was_written_leaves_no_file(cli, db243, conn243, demo_q
 @pytest.mark.parametrize("args,message", [
     ([], "no request given"),
     (["dataSet=x", "period=202401"], "one request at a time"),
-    (["--password=secret", "dataSet=x"], 'unknown option "--password"'),
+    (["--password=secret", "dataSet=x"], "--password takes no value"),
     (["dataValueSets.json?format=csv&dataSet=x"], "conflicting format"),
     (["dataValueSets.json.gz?dataSet=x", "-o", "out.json"], "conflicting compression"),
     (["https://play.dhis2.org/api/analytics.json?dimension=dx"], "is not DHIS2's /api/dataValueSets"),
@@ -580,6 +582,101 @@ def test_plain_progress_for_logs(cli, db243, conn243, demo_query, tmp_path):
     values = len(dve.parse_csv(data.decode())) - 1  # the header line
     assert lines[-1].startswith("datavalue-export: done: %s values, %s bytes (" % (dve_count(values),
                                                                                    dve_count(len(data)))), lines
+
+
+class PasswordServer:
+    """Just enough of a PostgreSQL server to ask for a cleartext password (protocol 3.0: refuse SSL, then
+    AuthenticationCleartextPassword) and record what a client sends, then refuse it with 28P01."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.sock.settimeout(DEADLINE)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.passwords = []
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def _read(conn, n):
+        data = b""
+        while len(data) < n:
+            chunk = conn.recv(n - len(data))
+            if not chunk:
+                raise EOFError
+            data += chunk
+        return data
+
+    def _serve(self):
+        try:
+            while True:
+                conn, _ = self.sock.accept()
+                self.connections += 1
+                with conn:
+                    try:
+                        self._session(conn)
+                    except EOFError:
+                        pass  # the client gave up (no password)
+        except OSError:
+            pass  # closed
+
+    def _session(self, conn):
+        while True:
+            length, code = struct.unpack("!ii", self._read(conn, 8))
+            self._read(conn, length - 8)
+            if code in (80877103, 80877104):  # SSLRequest, GSSENCRequest: not here
+                conn.sendall(b"N")
+                continue
+            break  # the startup message
+        conn.sendall(b"R" + struct.pack("!ii", 8, 3))
+        kind, length = struct.unpack("!ci", self._read(conn, 5))
+        body = self._read(conn, length - 4)
+        assert kind == b"p"
+        self.passwords.append(body.rstrip(b"\0").decode())
+        fields = b"SFATAL\0VFATAL\0C28P01\0Mpassword authentication failed for user \"alice\"\0\0"
+        conn.sendall(b"E" + struct.pack("!i", 4 + len(fields)) + fields)
+
+    def close(self):
+        self.sock.close()
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (scripts/setup.sh installs it)")
+@pytest.mark.parametrize("flag,connections", [("", 2), ("-W", 1)])
+def test_password_prompt_on_the_terminal(cli, tmp_path, flag, connections):
+    """Asked when the server wants a password (or first, with -W), typed without echo, sent to the server."""
+    server = PasswordServer()
+    out = tmp_path / "out.json"
+    term = Tmux("env -u PGPASSWORD PGPASSFILE=%s %s %s -h 127.0.0.1 -p %d -U alice -d x dataSet=x -o %s" % (
+        shlex.quote(str(tmp_path / "no-pgpass")), cli, flag, server.port, shlex.quote(str(out))), {"TERM": "xterm"})
+    try:
+        wait_for(lambda: "Password:" in term.screen(), "the prompt")  # capture-pane drops trailing blanks
+        subprocess.run(["tmux", "-L", term.socket, "send-keys", "-t", "t", "s3cret", "Enter"], check=True,
+                       timeout=DEADLINE)
+        screen = wait_for(lambda: (lambda s: s if "[exit " in s else None)(term.screen()),
+                          lambda: "the CLI to end; the screen shows %r" % term.screen())
+    finally:
+        term.close()
+        server.close()
+    assert server.passwords == ["s3cret"]
+    assert server.connections == connections
+    assert "s3cret" not in screen, "the password was echoed"
+    assert 'password authentication failed for user "alice"' in screen.replace("\n", "")  # may wrap
+    assert "[exit 3]" in screen
+    assert os.listdir(tmp_path) == []
+
+
+def test_no_password_never_asks(cli, tmp_path):
+    server = PasswordServer()
+    try:
+        proc = run_cli(cli, "-w", "-h", "127.0.0.1", "-p", str(server.port), "-U", "alice", "-d", "x", "dataSet=x",
+                       env={"PGPASSWORD": "", "PGPASSFILE": str(tmp_path / "no-pgpass")})
+    finally:
+        server.close()
+    assert proc.returncode == 3
+    assert "no password supplied" in proc.stderr.decode()
+    assert server.passwords == []
 
 
 def test_man_page_renders(tmp_path):
