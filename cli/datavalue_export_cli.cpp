@@ -521,24 +521,8 @@ class Export {
 		}
 
 		std::optional<std::string> password;
-		if (options_.password_prompt == PasswordPrompt::kAlways)
-			password = PromptPassword();
-		conn_ = Connect(options_, kProgram, password);
-		/* As psql: ask only when the server wanted a password that PGPASSWORD/~/.pgpass did not give. */
-		if (PQstatus(conn_.get()) == CONNECTION_BAD && PQconnectionNeedsPassword(conn_.get()) && !password &&
-		    options_.password_prompt == PasswordPrompt::kWhenNeeded && g_signal == 0) {
-			password = PromptPassword();
-			if (password) {
-				conn_.reset(); /* close the refused attempt first: a server may serve one at a time */
-				conn_ = Connect(options_, kProgram, password);
-			}
-		}
-		if (g_signal != 0)
-			return Cancelled();
-		if (PQstatus(conn_.get()) != CONNECTION_OK) {
-			Complain("could not connect: " + Trimmed(PQerrorMessage(conn_.get())));
-			return exit_status::kConnection;
-		}
+		if (const int status = ConnectMain(password); status != exit_status::kOk)
+			return status;
 
 		char *literal = PQescapeLiteral(conn_.get(), request_.query.c_str(), request_.query.size());
 		if (literal == nullptr) {
@@ -585,6 +569,30 @@ class Export {
 	}
 
   private:
+	/* The export's connection, asking for a password as psql does; kOk or the exit status. */
+	int ConnectMain(std::optional<std::string> &password)
+	{
+		if (options_.password_prompt == PasswordPrompt::kAlways)
+			password = PromptPassword();
+		conn_ = Connect(options_, kProgram, password);
+		/* Ask only when the server wanted a password that PGPASSWORD/~/.pgpass did not give. */
+		if (PQstatus(conn_.get()) == CONNECTION_BAD && PQconnectionNeedsPassword(conn_.get()) && !password &&
+		    options_.password_prompt == PasswordPrompt::kWhenNeeded && g_signal == 0) {
+			password = PromptPassword();
+			if (password) {
+				conn_.reset(); /* close the refused attempt first: a server may serve one at a time */
+				conn_ = Connect(options_, kProgram, password);
+			}
+		}
+		if (g_signal != 0)
+			return Cancelled();
+		if (PQstatus(conn_.get()) != CONNECTION_OK) {
+			Complain("could not connect: " + Trimmed(PQerrorMessage(conn_.get())));
+			return exit_status::kConnection;
+		}
+		return exit_status::kOk;
+	}
+
 	/* The next result of the running command, waiting (and drawing progress) without blocking signals. */
 	Result NextResult()
 	{
