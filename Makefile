@@ -84,3 +84,18 @@ unit:
 
 check-all:
 	test/run_all.sh
+
+# The command-line exporter (cli/): its own small Makefile, built and installed with the extension.
+all: cli
+install: install-cli
+clean: clean-cli
+uninstall: uninstall-cli
+.PHONY: cli install-cli clean-cli uninstall-cli
+cli:
+	$(MAKE) -C cli PG_CONFIG=$(PG_CONFIG)
+install-cli:
+	$(MAKE) -C cli install PG_CONFIG=$(PG_CONFIG)
+clean-cli:
+	$(MAKE) -C cli clean
+uninstall-cli:
+	$(MAKE) -C cli uninstall PG_CONFIG=$(PG_CONFIG)

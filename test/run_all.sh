@@ -2,11 +2,11 @@
 # test/run_all.sh - every test of the project, from a fresh Debian 12 machine (as root).
 #
 # Sets up (scripts/setup.sh: packages, build, install, throwaway cluster), then runs:
-#   1. the C++ unit tests of src/core under AddressSanitizer + UBSan (ctest);
+#   1. the C++ unit tests of src/core and cli/ under AddressSanitizer + UBSan (ctest);
 #   2. the clang-format check of every C++ file;
 #   3. the pg_regress suite (sql/ + expected/) against the cluster;
 #   4. the end-to-end tests (test/integration, pytest): COPY vs SELECT bytes, the demo
-#      database, 2.42 vs 2.43 schemas, gzip, encodings, cancel, JDBC;
+#      database, 2.42 vs 2.43 schemas, gzip, encodings, cancel, JDBC, the datavalue-export CLI;
 #   5. the TAP tests (t/*.pl, clusters of their own): cancel, terminate and client loss
 #      mid-export, crash recovery, a streaming standby, exports beside a writer;
 #   6. the fuzz targets of src/core (test/fuzz/run.sh), ~15 s each (DVE_FUZZ_SECONDS).

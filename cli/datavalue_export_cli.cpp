@@ -1,0 +1,716 @@
+/*
+ * cli/datavalue_export_cli.cpp
+ *	  datavalue-export: a DHIS2 dataValueSets download from the database, for people and cron.
+ *
+ * Sends COPY (SELECT export_datavalues('<query>')) TO STDOUT over libpq; the extension writes the
+ * document as raw CopyData, which goes to the output as it arrives (never whole in memory). A
+ * file is written under a temporary name in its folder and renamed only after the server said
+ * COPY succeeded and the data is fsync'ed, so a failed or cancelled export never leaves a
+ * complete-looking file. SIGINT/SIGTERM send a cancel request to the server (PQcancel is
+ * async-signal-safe, libpq documentation "Canceling Queries in Progress"); a second signal
+ * exits at once. Argument/URL handling and the progress text are pure code in options.cpp,
+ * request_target.cpp and progress.cpp.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <libpq-fe.h>
+
+#include "options.hpp"
+#include "progress.hpp"
+#include "request_target.hpp"
+
+#ifndef DATAVALUE_EXPORT_VERSION
+#define DATAVALUE_EXPORT_VERSION "unknown"
+#endif
+
+namespace datavalue_export::cli {
+namespace {
+
+constexpr const char *kProgram = "datavalue-export";
+constexpr int kBarIntervalMs = 250;
+constexpr int kPlainIntervalMs = 5000;
+constexpr const char *kQueryCanceled = "57014";
+constexpr const char *kUndefinedFunction = "42883";
+
+/* ---- signals: state shared with the handler (async-signal-safe use only) ---- */
+
+volatile sig_atomic_t g_signal = 0;
+PGcancel *volatile g_cancel = nullptr;
+char g_temp_path[PATH_MAX]; /* the temporary file, for the second signal's immediate exit */
+
+int
+StatusForSignal(int signo)
+{
+	return signo == SIGTERM ? exit_status::kTerminated : exit_status::kInterrupted;
+}
+
+extern "C" void
+OnSignal(int signo)
+{
+	const int saved_errno = errno;
+	if (g_signal != 0) {
+		/* Second signal: the server did not answer the cancel in time for this user. */
+		if (g_temp_path[0] != '\0')
+			unlink(g_temp_path);
+		_exit(StatusForSignal(signo));
+	}
+	g_signal = signo;
+	if (PGcancel *cancel = g_cancel) {
+		char message[256];
+		PQcancel(cancel, message, sizeof message);
+	}
+	errno = saved_errno;
+}
+
+void
+InstallSignalHandlers()
+{
+	struct sigaction action = {};
+	action.sa_handler = OnSignal;
+	sigemptyset(&action.sa_mask);
+	action.sa_flags = 0; /* no SA_RESTART: poll() returns EINTR so the loop sees the signal */
+	sigaction(SIGINT, &action, nullptr);
+	sigaction(SIGTERM, &action, nullptr);
+}
+
+/* Publishes (or withdraws, with nullptr) the cancel object the handler uses. */
+void
+SetCancel(PGcancel *cancel)
+{
+	sigset_t block;
+	sigset_t saved;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &saved);
+	PGcancel *old = g_cancel;
+	g_cancel = cancel;
+	sigprocmask(SIG_SETMASK, &saved, nullptr);
+	if (old != nullptr)
+		PQfreeCancel(old);
+}
+
+void
+Complain(const std::string &message)
+{
+	std::fprintf(stderr, "%s: %s\n", kProgram, message.c_str());
+}
+
+std::string
+Errno(const std::string &what, const std::string &path)
+{
+	return what + " \"" + path + "\": " + std::strerror(errno);
+}
+
+/* ---- the output: stdout, or a temporary file renamed into place at the end ---- */
+
+class Output {
+  public:
+	Output() = default;
+	Output(const Output &) = delete;
+	Output &operator=(const Output &) = delete;
+	~Output() { Discard(); }
+
+	/* path "" or "-": stdout. */
+	bool Open(const std::string &path, std::string &error)
+	{
+		if (path.empty() || path == "-") {
+			fd_ = STDOUT_FILENO;
+			return true;
+		}
+		struct stat st;
+		if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+			error = "output \"" + path + "\" is a directory";
+			return false;
+		}
+		path_ = path;
+		const size_t slash = path.rfind('/');
+		directory_ = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+		const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+		/* Hidden and not ending in the document's extension: it never looks like the finished file. */
+		std::string temp = directory_ + "/." + base + ".part.XXXXXX";
+		if (temp.size() >= sizeof g_temp_path) {
+			error = "output path \"" + path + "\" is too long";
+			return false;
+		}
+		std::vector<char> name(temp.begin(), temp.end());
+		name.push_back('\0');
+		fd_ = mkstemp(name.data());
+		if (fd_ < 0) {
+			error = Errno("could not create a temporary file in", directory_);
+			return false;
+		}
+		temp_ = name.data();
+		std::memcpy(g_temp_path, temp_.c_str(), temp_.size() + 1);
+		/* mkstemp makes 0600; the finished file gets what a shell redirection would give it. */
+		const mode_t mask = umask(0);
+		umask(mask);
+		fchmod(fd_, 0666 & ~mask);
+		return true;
+	}
+
+	bool Write(const char *data, size_t size, std::string &error)
+	{
+		while (size > 0) {
+			/*
+			 * A signal ends a wait on a reader that stopped reading: the interrupted write returns
+			 * EINTR, or the part it wrote before the signal, so look at the flag before each retry.
+			 */
+			if (g_signal != 0) {
+				error = "interrupted";
+				return false;
+			}
+			const ssize_t written = write(fd_, data, size);
+			if (written < 0) {
+				if (errno == EINTR)
+					continue;
+				error = Errno("could not write", Shown());
+				return false;
+			}
+			data += written;
+			size -= static_cast<size_t>(written);
+		}
+		return true;
+	}
+
+	/* Makes the file durable and gives it its name. */
+	bool Commit(std::string &error)
+	{
+		if (temp_.empty())
+			return true;
+		if (fsync(fd_) != 0) {
+			error = Errno("could not fsync", temp_);
+			return false;
+		}
+		const int fd = fd_;
+		fd_ = -1;
+		if (close(fd) != 0) {
+			error = Errno("could not close", temp_);
+			return false;
+		}
+		if (rename(temp_.c_str(), path_.c_str()) != 0) {
+			error = "could not rename \"" + temp_ + "\" to \"" + path_ + "\": " + std::strerror(errno);
+			return false;
+		}
+		temp_.clear();
+		g_temp_path[0] = '\0';
+		/* The rename itself is durable once the folder is synced. */
+		const int dir = open(directory_.c_str(), O_RDONLY | O_DIRECTORY);
+		if (dir >= 0) {
+			fsync(dir);
+			close(dir);
+		}
+		return true;
+	}
+
+	void Discard()
+	{
+		if (temp_.empty())
+			return;
+		g_temp_path[0] = '\0';
+		if (fd_ >= 0)
+			close(fd_);
+		fd_ = -1;
+		unlink(temp_.c_str());
+		temp_.clear();
+	}
+
+	std::string Shown() const { return path_.empty() ? "standard output" : path_; }
+
+  private:
+	int fd_ = -1;
+	std::string path_;
+	std::string directory_;
+	std::string temp_;
+};
+
+/* ---- libpq helpers ---- */
+
+struct ConnDeleter {
+	void operator()(PGconn *conn) const { PQfinish(conn); }
+};
+struct ResultDeleter {
+	void operator()(PGresult *result) const { PQclear(result); }
+};
+using Conn = std::unique_ptr<PGconn, ConnDeleter>;
+using Result = std::unique_ptr<PGresult, ResultDeleter>;
+
+Conn
+Connect(const Options &options, const char *application_name, const std::optional<std::string> &password)
+{
+	/* dbname first and expanded (a conninfo or URI); explicit options after it override it, as in psql. */
+	std::vector<const char *> keys;
+	std::vector<const char *> values;
+	auto add = [&](const char *key, const std::optional<std::string> &value) {
+		if (value) {
+			keys.push_back(key);
+			values.push_back(value->c_str());
+		}
+	};
+	add("dbname", options.dbname);
+	add("host", options.host);
+	add("port", options.port);
+	add("user", options.user);
+	add("password", password);
+	keys.push_back("fallback_application_name");
+	values.push_back(application_name);
+	/* DHIS2 documents are UTF-8; the extension converts its output to the client encoding. */
+	keys.push_back("client_encoding");
+	values.push_back("UTF8");
+	keys.push_back(nullptr);
+	values.push_back(nullptr);
+	return Conn(PQconnectdbParams(keys.data(), values.data(), 1));
+}
+
+/*
+ * Asks on the terminal (/dev/tty, so it works with stdout redirected) with echo off, as psql's
+ * simple_prompt does. nullopt without a terminal or when a signal interrupted the typing.
+ */
+std::optional<std::string>
+PromptPassword()
+{
+	const int tty = open("/dev/tty", O_RDWR | O_CLOEXEC);
+	if (tty < 0)
+		return std::nullopt;
+	struct termios saved;
+	const bool have_termios = tcgetattr(tty, &saved) == 0;
+	if (have_termios) {
+		struct termios quiet = saved;
+		quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+		tcsetattr(tty, TCSAFLUSH, &quiet);
+	}
+	static const char kPrompt[] = "Password: ";
+	std::optional<std::string> password = std::string();
+	if (write(tty, kPrompt, sizeof kPrompt - 1) < 0)
+		password.reset();
+	for (char c; password;) {
+		const ssize_t got = read(tty, &c, 1);
+		if (got == 1 && c != '\n')
+			password->push_back(c);
+		else if (got == 0 || (got == 1 && c == '\n'))
+			break;
+		else if (errno != EINTR || g_signal != 0)
+			password.reset();
+	}
+	if (have_termios)
+		tcsetattr(tty, TCSAFLUSH, &saved);
+	if (write(tty, "\n", 1) < 0) {
+		/* the newline only tidies the screen */
+	}
+	close(tty);
+	return password;
+}
+
+std::string
+Trimmed(const char *text)
+{
+	std::string out = text ? text : "";
+	while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
+		out.pop_back();
+	return out;
+}
+
+/* The server's error as psql shows it, plus the SQLSTATE scripts can match on. */
+void
+ReportServerError(const PGresult *result, PGconn *conn)
+{
+	const char *severity = PQresultErrorField(result, PG_DIAG_SEVERITY);
+	const char *primary = PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY);
+	const char *detail = PQresultErrorField(result, PG_DIAG_MESSAGE_DETAIL);
+	const char *hint = PQresultErrorField(result, PG_DIAG_MESSAGE_HINT);
+	const char *sqlstate = PQresultErrorField(result, PG_DIAG_SQLSTATE);
+	if (primary == nullptr) {
+		/* A client-side failure (lost connection): libpq's own text. */
+		Complain(Trimmed(result ? PQresultErrorMessage(result) : PQerrorMessage(conn)));
+		return;
+	}
+	std::fprintf(stderr, "%s: %s:  %s\n", kProgram, severity ? severity : "ERROR", primary);
+	if (detail)
+		std::fprintf(stderr, "DETAIL:  %s\n", detail);
+	if (hint)
+		std::fprintf(stderr, "HINT:  %s\n", hint);
+	if (sqlstate && std::strcmp(sqlstate, kUndefinedFunction) == 0)
+		std::fprintf(stderr,
+		             "HINT:  Is the extension installed in this database (CREATE EXTENSION datavalue_export)?\n");
+	if (sqlstate)
+		std::fprintf(stderr, "SQLSTATE:  %s\n", sqlstate);
+}
+
+/* Waits until conn's socket is readable or timeout_ms passed (or a signal came); false on poll failure. */
+bool
+WaitReadable(PGconn *conn, int timeout_ms)
+{
+	struct pollfd fd = {PQsocket(conn), POLLIN, 0};
+	return poll(&fd, 1, timeout_ms) >= 0 || errno == EINTR;
+}
+
+/* ---- progress display ---- */
+
+class Progress {
+  public:
+	explicit Progress(ProgressMode mode) : mode_(mode) {}
+
+	bool Enabled() const { return mode_ == ProgressMode::kBar || mode_ == ProgressMode::kPlain; }
+
+	/* The estimate and the second connection; both optional, the display works with bytes alone. */
+	void Prepare(PGconn *main, const Options &options, const std::optional<std::string> &password)
+	{
+		if (!Enabled())
+			return;
+		Result result(PQexec(main, "SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass('datavalue')"));
+		if (PQresultStatus(result.get()) == PGRES_TUPLES_OK && PQntuples(result.get()) == 1) {
+			const long long reltuples = std::atoll(PQgetvalue(result.get(), 0, 0));
+			if (reltuples > 0) /* -1: never analysed */
+				snapshot_.estimate = reltuples;
+		}
+		monitor_ = Connect(options, "datavalue-export progress", password);
+		if (PQstatus(monitor_.get()) != CONNECTION_OK)
+			monitor_.reset();
+		pid_ = std::to_string(PQbackendPID(main));
+	}
+
+	void Start(const std::string &output_name)
+	{
+		started_ = Clock::now();
+		if (mode_ == ProgressMode::kPlain) {
+			std::string line = std::string(kProgram) + ": exporting to " + output_name;
+			if (snapshot_.estimate)
+				line += " (table estimate ~" + FormatCount(*snapshot_.estimate) + " values)";
+			std::fprintf(stderr, "%s\n", line.c_str());
+		}
+		Draw(0);
+	}
+
+	/* Redraws when the interval has passed. */
+	void Tick(uint64_t bytes)
+	{
+		if (Enabled() &&
+		    MillisecondsSince(last_draw_) >= (mode_ == ProgressMode::kBar ? kBarIntervalMs : kPlainIntervalMs))
+			Draw(bytes);
+	}
+
+	/* Clears the bar before an error message. */
+	void Abandon()
+	{
+		if (mode_ == ProgressMode::kBar && drawn_)
+			std::fprintf(stderr, "\r\033[K");
+		drawn_ = false;
+	}
+
+	void Finish(uint64_t bytes, long long copy_count)
+	{
+		if (!Enabled())
+			return;
+		snapshot_.bytes = bytes;
+		snapshot_.elapsed_seconds = SecondsSince(started_);
+		/* The COPY tag counts values when the library is preloaded; otherwise the last progress row. */
+		const bool exact = copy_count > 0;
+		if (exact)
+			snapshot_.values = copy_count;
+		Abandon();
+		std::fprintf(stderr, "%s: %s\n", kProgram, RenderSummary(snapshot_, exact).c_str());
+	}
+
+  private:
+	using Clock = std::chrono::steady_clock;
+
+	static double SecondsSince(Clock::time_point then)
+	{
+		return std::chrono::duration<double>(Clock::now() - then).count();
+	}
+	static long long MillisecondsSince(Clock::time_point then)
+	{
+		return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - then).count();
+	}
+
+	void PollValues()
+	{
+		if (!monitor_)
+			return;
+		const char *params[1] = {pid_.c_str()};
+		Result result(PQexecParams(monitor_.get(),
+		                           "SELECT tuples_processed FROM pg_stat_progress_copy WHERE pid = $1::int", 1, nullptr,
+		                           params, nullptr, nullptr, 0));
+		if (PQresultStatus(result.get()) != PGRES_TUPLES_OK) {
+			monitor_.reset(); /* e.g. the server went away: carry on with bytes */
+			return;
+		}
+		if (PQntuples(result.get()) != 1) {
+			/* No row yet (still planning) or any more (finished): keep the last count. */
+			if (!snapshot_.values)
+				snapshot_.values = 0;
+		} else if (PQgetisnull(result.get(), 0, 0)) {
+			/* Hidden from this role (another user's backend without pg_read_all_stats): say nothing. */
+			snapshot_.values.reset();
+			monitor_.reset();
+		} else {
+			snapshot_.values = std::atoll(PQgetvalue(result.get(), 0, 0));
+		}
+	}
+
+	void Draw(uint64_t bytes)
+	{
+		if (!Enabled())
+			return;
+		last_draw_ = Clock::now();
+		PollValues();
+		snapshot_.bytes = bytes;
+		snapshot_.elapsed_seconds = SecondsSince(started_);
+		if (mode_ == ProgressMode::kBar) {
+			struct winsize size = {};
+			const int width = ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0 ? size.ws_col : 80;
+			std::fprintf(stderr, "\r%s\033[K", RenderBar(snapshot_, width).c_str());
+			drawn_ = true;
+		} else if (bytes > 0 || snapshot_.elapsed_seconds >= 1) { /* not at Start: the start line said it */
+			std::fprintf(stderr, "%s: %s\n", kProgram, RenderPlainLine(snapshot_).c_str());
+		}
+	}
+
+	ProgressMode mode_;
+	Conn monitor_;
+	std::string pid_;
+	ProgressSnapshot snapshot_;
+	Clock::time_point started_ = Clock::now();
+	Clock::time_point last_draw_ = Clock::now();
+	bool drawn_ = false;
+};
+
+ProgressMode
+EffectiveMode(const Options &options)
+{
+	if (options.progress != ProgressMode::kAuto)
+		return options.progress;
+	/* A bar interleaved with a document on the same terminal helps nobody. */
+	const bool to_stdout = options.output.empty() || options.output == "-";
+	return isatty(STDERR_FILENO) && !(to_stdout && isatty(STDOUT_FILENO)) ? ProgressMode::kBar : ProgressMode::kNone;
+}
+
+/* ---- the export ---- */
+
+class Export {
+  public:
+	Export(const Options &options, const ResolvedRequest &request)
+	    : options_(options), request_(request), progress_(EffectiveMode(options))
+	{
+	}
+
+	int Run()
+	{
+		std::string error;
+		if (!output_.Open(options_.output, error)) {
+			Complain(error);
+			return exit_status::kOutput;
+		}
+
+		std::optional<std::string> password;
+		if (const int status = ConnectMain(password); status != exit_status::kOk)
+			return status;
+
+		char *literal = PQescapeLiteral(conn_.get(), request_.query.c_str(), request_.query.size());
+		if (literal == nullptr) {
+			Complain("could not quote the query: " + Trimmed(PQerrorMessage(conn_.get())));
+			return exit_status::kExport;
+		}
+		const std::string sql = std::string("COPY (SELECT export_datavalues(") + literal + ")) TO STDOUT";
+		PQfreemem(literal);
+
+		progress_.Prepare(conn_.get(), options_, password);
+		SetCancel(PQgetCancel(conn_.get()));
+		if (g_signal != 0)
+			return Cancelled();
+		if (!PQsendQuery(conn_.get(), sql.c_str()))
+			return ConnectionLost();
+		progress_.Start(output_.Shown());
+
+		Result result = NextResult();
+		if (!result)
+			return ConnectionLost();
+		if (PQresultStatus(result.get()) != PGRES_COPY_OUT)
+			return Failed(result.get());
+		if (const int status = Stream(); status != exit_status::kOk)
+			return status;
+		result = NextResult();
+		if (!result)
+			return ConnectionLost();
+		if (PQresultStatus(result.get()) != PGRES_COMMAND_OK)
+			return Failed(result.get());
+		const long long copy_count = std::atoll(PQcmdTuples(result.get()));
+		while (Result extra{NextResult()}) {
+		}
+		SetCancel(nullptr);
+		/* A signal after the last byte still means "I did not want this file". */
+		if (g_signal != 0)
+			return Cancelled();
+		if (!output_.Commit(error)) {
+			progress_.Abandon();
+			Complain(error);
+			return exit_status::kOutput;
+		}
+		progress_.Finish(bytes_, copy_count);
+		return exit_status::kOk;
+	}
+
+  private:
+	/* The export's connection, asking for a password as psql does; kOk or the exit status. */
+	int ConnectMain(std::optional<std::string> &password)
+	{
+		if (options_.password_prompt == PasswordPrompt::kAlways)
+			password = PromptPassword();
+		conn_ = Connect(options_, kProgram, password);
+		/* Ask only when the server wanted a password that PGPASSWORD/~/.pgpass did not give. */
+		if (PQstatus(conn_.get()) == CONNECTION_BAD && PQconnectionNeedsPassword(conn_.get()) && !password &&
+		    options_.password_prompt == PasswordPrompt::kWhenNeeded && g_signal == 0) {
+			password = PromptPassword();
+			if (password) {
+				conn_.reset(); /* close the refused attempt first: a server may serve one at a time */
+				conn_ = Connect(options_, kProgram, password);
+			}
+		}
+		if (g_signal != 0)
+			return Cancelled();
+		if (PQstatus(conn_.get()) != CONNECTION_OK) {
+			Complain("could not connect: " + Trimmed(PQerrorMessage(conn_.get())));
+			return exit_status::kConnection;
+		}
+		return exit_status::kOk;
+	}
+
+	/* The next result of the running command, waiting (and drawing progress) without blocking signals. */
+	Result NextResult()
+	{
+		while (PQisBusy(conn_.get())) {
+			if (!WaitReadable(conn_.get(), kBarIntervalMs))
+				return nullptr;
+			progress_.Tick(bytes_);
+			if (!PQconsumeInput(conn_.get()))
+				break; /* PQgetResult reports the broken connection */
+		}
+		return Result(PQgetResult(conn_.get()));
+	}
+
+	/* The COPY data into the output, as it arrives. */
+	int Stream()
+	{
+		std::string error;
+		for (;;) {
+			char *data = nullptr;
+			const int size = PQgetCopyData(conn_.get(), &data, 1);
+			if (size > 0) {
+				const bool ok = output_.Write(data, static_cast<size_t>(size), error);
+				PQfreemem(data);
+				if (!ok) {
+					if (g_signal != 0)
+						return Cancelled();
+					/* Stop the server's work too; the connection is closed by the destructor. */
+					progress_.Abandon();
+					Complain(error);
+					return exit_status::kOutput;
+				}
+				bytes_ += static_cast<uint64_t>(size);
+				progress_.Tick(bytes_);
+			} else if (size == 0) {
+				if (!WaitReadable(conn_.get(), kBarIntervalMs))
+					return ConnectionLost();
+				progress_.Tick(bytes_);
+				if (!PQconsumeInput(conn_.get()))
+					return exit_status::kOk; /* the error comes with the next result */
+			} else {
+				return exit_status::kOk; /* -1 done or -2 failed: the next result says which */
+			}
+		}
+	}
+
+	int Failed(const PGresult *result)
+	{
+		progress_.Abandon();
+		const char *sqlstate = PQresultErrorField(result, PG_DIAG_SQLSTATE);
+		if (g_signal != 0 && sqlstate && std::strcmp(sqlstate, kQueryCanceled) == 0)
+			return Cancelled();
+		ReportServerError(result, conn_.get());
+		/* FATAL (e.g. pg_terminate_backend) ends the session even before libpq has seen the socket close. */
+		const char *severity = PQresultErrorField(result, PG_DIAG_SEVERITY_NONLOCALIZED);
+		if (PQstatus(conn_.get()) == CONNECTION_BAD ||
+		    (severity && (std::strcmp(severity, "FATAL") == 0 || std::strcmp(severity, "PANIC") == 0)))
+			return exit_status::kConnection;
+		if (PQresultStatus(result) != PGRES_FATAL_ERROR)
+			Complain("unexpected reply to COPY");
+		return exit_status::kExport;
+	}
+
+	int ConnectionLost()
+	{
+		progress_.Abandon();
+		Complain("connection lost: " + Trimmed(PQerrorMessage(conn_.get())));
+		return exit_status::kConnection;
+	}
+
+	int Cancelled()
+	{
+		progress_.Abandon();
+		output_.Discard();
+		Complain(std::string(g_signal == SIGTERM ? "terminated" : "interrupted") + ": the export was cancelled" +
+		         (output_.Shown() == "standard output" ? "; standard output holds an incomplete document"
+		                                               : "; no output file was written"));
+		return StatusForSignal(g_signal);
+	}
+
+	const Options &options_;
+	const ResolvedRequest &request_;
+	Output output_;
+	Progress progress_;
+	Conn conn_;
+	uint64_t bytes_ = 0;
+};
+
+} // namespace
+} // namespace datavalue_export::cli
+
+int
+main(int argc, char **argv)
+{
+	using namespace datavalue_export::cli;
+	try {
+		Options options;
+		ResolvedRequest request;
+		try {
+			options = ParseOptions(std::vector<std::string>(argv + 1, argv + argc));
+			if (options.help) {
+				std::fputs(UsageText().c_str(), stdout);
+				return exit_status::kOk;
+			}
+			if (options.version) {
+				std::printf("%s (datavalue_export) %s\n", kProgram, DATAVALUE_EXPORT_VERSION);
+				return exit_status::kOk;
+			}
+			request = ResolveRequest(options.target, options.output);
+		} catch (const UsageError &e) {
+			std::fprintf(stderr, "%s: %s\nTry \"%s --help\" for more information.\n", kProgram, e.what(), kProgram);
+			return exit_status::kUsage;
+		}
+		InstallSignalHandlers();
+		const int status = Export(options, request).Run();
+		SetCancel(nullptr);
+		return status;
+	} catch (const std::exception &e) {
+		std::fprintf(stderr, "%s: %s\n", kProgram, e.what());
+		return exit_status::kExport;
+	}
+}
