@@ -121,7 +121,7 @@ ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
 	row.followup = nulls[kColFollowup] ? -1 : (DatumGetBool(values[kColFollowup]) ? 1 : 0);
 	row.deleted = !nulls[kColDeleted] && DatumGetBool(values[kColDeleted]);
 
-	if (state->ordering.sorter)
+	if (state->ordering.sorter || state->ordering.top)
 		AddToOrdering(session, row);
 	else
 		EmitRow(session, row);

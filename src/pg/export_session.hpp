@@ -26,7 +26,9 @@
 #include "core/id_map.hpp"
 #include "core/model.hpp"
 #include "core/output_buffer.hpp"
+#include "core/compression_thread.hpp"
 #include "core/row_sorter.hpp"
+#include "core/top_rows.hpp"
 #include "core/validate.hpp"
 #include "core/writer.hpp"
 #include "pg/pg_includes.hpp"
@@ -83,7 +85,9 @@ struct MetadataScratch {
 
 /* ordering.cpp: rows are sorted here instead of by the main query (core/row_sorter.hpp). */
 struct Ordering {
-	std::unique_ptr<core::RowSorter> sorter; /* null for unordered exports */
+	/* Paged exports keep only their first offset + limit rows (core/top_rows.hpp) while they fit. */
+	std::unique_ptr<core::TopRows> top;
+	std::unique_ptr<core::RowSorter> sorter; /* null for unordered exports and while top is used */
 	std::unique_ptr<core::RunMerger> merger;
 	std::vector<BufFile *> run_files;    /* spilled runs; temporary files, removed at transaction end */
 	std::vector<BufFile *> merged_files; /* runs written by the current merge pass */
@@ -97,7 +101,8 @@ struct Ordering {
 /* sink.cpp: the rendered document on its way out. */
 struct SinkBuffers {
 	core::OutputBuffer text{kFlushBytes + 64 * 1024};
-	std::unique_ptr<core::GzipWriter> gzip;
+	std::unique_ptr<core::CompressionThread> gzip; /* compresses on a second core */
+	core::OutputBuffer transcoded;                 /* text in the target encoding, for the compressor */
 	core::OutputBuffer compressed;
 };
 

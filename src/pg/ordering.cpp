@@ -188,10 +188,24 @@ StartOrdering(ExportSession *session)
 {
 	ExportState *state = session->state;
 	Ordering *ordering = &state->ordering;
+	const core::ExportRequest &request = state->plan.request;
+	ordering->rows_to_skip = request.offset ? static_cast<uint64>(*request.offset) : 0;
+	ordering->rows_left = request.limit ? *request.limit : -1;
+	/*
+	 * A page (limit, e.g. DHIS2's paging) needs only its first offset + limit rows: keep those
+	 * in a bounded heap instead of sorting everything, when they are few enough to be kept in
+	 * a fraction of the run budget.
+	 */
 	const size_t run_bytes = static_cast<size_t>(sort_run_memory_kb) * 1024;
+	if (request.limit) {
+		const uint64 wanted = ordering->rows_to_skip + static_cast<uint64>(*request.limit);
+		if (wanted > 0 && wanted <= run_bytes / 256) {
+			DVE_CORE(ordering->top = std::make_unique<core::TopRows>(core::PlanSortKey(state->plan.order),
+			                                                         static_cast<size_t>(wanted)));
+			return;
+		}
+	}
 	DVE_CORE(ordering->sorter = std::make_unique<core::RowSorter>(core::PlanSortKey(state->plan.order), run_bytes));
-	ordering->rows_to_skip = state->plan.request.offset ? static_cast<uint64>(*state->plan.request.offset) : 0;
-	ordering->rows_left = state->plan.request.limit ? *state->plan.request.limit : -1;
 }
 
 /* Add one row to the current run; a full run is sorted and spilled. May ereport. */
@@ -199,6 +213,21 @@ void
 AddToOrdering(ExportSession *session, const core::DataValueRow &row)
 {
 	Ordering *ordering = &session->state->ordering;
+	if (ordering->top) {
+		DVE_CORE(ordering->top->Add(row));
+		const size_t run_bytes = static_cast<size_t>(sort_run_memory_kb) * 1024;
+		if (ordering->top->Bytes() <= run_bytes)
+			return;
+		/* Very large rows: the kept rows outgrew the budget; sort them with the rest in runs. */
+		DVE_CORE(ordering->sorter = std::make_unique<core::RowSorter>(ordering->top->Plan(), run_bytes));
+		for (size_t i = 0; i < ordering->top->Size(); i++) {
+			DVE_CORE(ordering->sorter->Add(ordering->top->Row(i)));
+			if (ordering->sorter->RunFull())
+				SpillRun(session);
+		}
+		DVE_CORE(ordering->top.reset());
+		return;
+	}
 	DVE_CORE(ordering->sorter->Add(row));
 	if (ordering->sorter->RunFull())
 		SpillRun(session);
@@ -208,6 +237,19 @@ AddToOrdering(ExportSession *session, const core::DataValueRow &row)
 void
 FinishOrdering(ExportSession *session)
 {
+	Ordering *ordering = &session->state->ordering;
+	if (ordering->top) {
+		DVE_CORE(ordering->top->Finish());
+		const size_t rows = ordering->top->Size();
+		for (size_t i = 0; i < rows && ordering->rows_left != 0; i++) {
+			const core::DataValueRow row = ordering->top->Row(i);
+			EmitSorted(session, row);
+			if ((i & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		DVE_CORE(ordering->top.reset());
+		return;
+	}
 	EmitSortedRows(session);
 }
 

@@ -444,7 +444,8 @@ OpenSink(FunctionCallInfo fcinfo, ExportSession *session)
 			                 "STDOUT, or psql's \\copy.")));
 	}
 	if (state->plan.gzip)
-		DVE_CORE(state->out.gzip = std::make_unique<core::GzipWriter>(state->plan.gzip_engine, state->plan.gzip_level));
+		DVE_CORE(state->out.gzip = std::make_unique<core::CompressionThread>(
+		             std::make_unique<core::GzipWriter>(state->plan.gzip_engine, state->plan.gzip_level)));
 	if (sink->kind == SinkKind::kServerFile || sink->kind == SinkKind::kServerProgram)
 		OpenServerTarget(session, copy_target, target);
 }
@@ -503,10 +504,18 @@ FlushText(ExportSession *session, bool final)
 			sink->bytes_sent += n;
 		};
 		if (out->gzip) {
+			/* The worker compresses this buffer while the next one is rendered. */
+			core::OutputBuffer *input = &out->text;
+			if (converted != nullptr) {
+				input = &out->transcoded;
+				DVE_CORE(input->Clear(); input->Append(data, size));
+			}
 			DVE_CORE({
-				out->gzip->Write(data, size, out->compressed);
+				out->gzip->Submit(*input);
 				if (final)
 					out->gzip->Finish(out->compressed);
+				else
+					out->gzip->Collect(out->compressed);
 			});
 			if (final || out->compressed.Size() >= kFlushBytes) {
 				send(out->compressed.Data(), out->compressed.Size());

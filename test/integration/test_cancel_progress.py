@@ -271,3 +271,43 @@ def test_progress_counts_all_values_at_the_end(fresh_conn, db243, demo_request):
     assert counts and max(counts) > 0
     assert max(counts) <= n
     assert counts == sorted(counts), "tuples_processed went backwards"
+
+
+def _backend_threads(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return int(next(line for line in f if line.startswith("Threads:")).split()[1])
+
+
+@pytest.mark.parametrize("engine", [{}, {"compression_level": 6}])
+def test_cancelling_a_gzip_export_stops_its_compression_thread(fresh_conn, db243, demo_request, engine):
+    """gzip compresses on a second thread of the backend. Cancelled while the export waits inside
+    its query (the thread is running by then), the backend is back to one thread, and the next
+    gzip export is whole."""
+    pid = _pid(fresh_conn)
+    observer = dve.connect(db243)
+    errors = []
+    params = dict(demo_request, compression="gzip", **engine)
+
+    def export():
+        try:
+            _copy(fresh_conn, BlockingSink(lambda: None), **params)
+        except psycopg2.Error as e:
+            errors.append(e)
+
+    try:
+        with _datavalue_locked(db243):
+            worker = threading.Thread(target=export)
+            worker.start()
+            _waiting_on_datavalue(observer, pid)
+            assert _backend_threads(pid) == 2, "no compression thread while the gzip export runs"
+            with observer.cursor() as cur:
+                cur.execute("SELECT pg_cancel_backend(%s)", (pid,))
+            worker.join(HANG_GUARD_S)
+            assert not worker.is_alive()
+    finally:
+        observer.close()
+    assert len(errors) == 1 and errors[0].pgcode == "57014"
+    assert _backend_threads(pid) == 1
+    import gzip as _gzip
+    _gzip.decompress(dve.copy_bytes(fresh_conn, "json", **params))
+    assert _backend_threads(pid) == 1

@@ -231,11 +231,16 @@ def test_failed_export_leaves_an_existing_file_untouched(cli, db243, tmp_path):
 def test_error_after_data_was_written_leaves_no_file(cli, db243, conn243, demo_query, tmp_path):
     """A value with an infinite timestamp fails the export after several 256 kB messages were written
     (the physically last row of an unordered export; see test_midstream_error.py). The broken table is
-    a copy in a schema of its own, found first through the CLI connection's search_path."""
+    a copy in a schema of its own (with views of the other DHIS2 tables), found first through the CLI
+    connection's search_path."""
     schema = "dve_cli_broken"
     with conn243.cursor() as cur:
         cur.execute("DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s" % (schema, schema))
         cur.execute("CREATE TABLE %s.datavalue AS SELECT * FROM datavalue ORDER BY ctid" % schema)
+        # the export reads every DHIS2 table from the schema that holds datavalue: the others as views
+        cur.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'datavalue'")
+        for (table,) in cur.fetchall():
+            cur.execute("CREATE VIEW %s.%s AS SELECT * FROM public.%s" % (schema, table, table))
         # the physically last value the demo request exports (see test_midstream_error.py)
         cur.execute("""UPDATE {s}.datavalue SET created = 'infinity'
                        WHERE ctid = (SELECT max(dv.ctid) FROM {s}.datavalue dv

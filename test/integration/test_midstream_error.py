@@ -43,3 +43,30 @@ def test_error_mid_stream_leaves_an_incomplete_document(fresh_conn, demo_request
         cur.execute("ROLLBACK")
         cur.execute("SELECT count(*) FROM datavalue WHERE created = 'infinity'")
         assert cur.fetchone()[0] == 0
+
+
+def test_error_mid_stream_of_a_gzip_export_stops_the_compression_thread(fresh_conn, demo_request):
+    """The same failing row in an unordered gzip export: the error arrives while the compression
+    thread holds buffers; the backend is back to one thread and the stream is not a whole member."""
+    import gzip
+    import zlib
+    with fresh_conn.cursor() as cur:
+        cur.execute("SELECT pg_backend_pid()")
+        pid = cur.fetchone()[0]
+    buf = io.BytesIO()
+    with fresh_conn.cursor() as cur:
+        cur.execute("BEGIN")
+        cur.execute("""UPDATE datavalue SET created = 'infinity'
+                       WHERE ctid = (SELECT max(dv.ctid) FROM datavalue dv
+                                     JOIN period pe ON pe.periodid = dv.periodid
+                                     WHERE NOT dv.deleted AND pe.startdate >= %s AND pe.enddate <= %s)""",
+                    (dve.DEMO_START, dve.DEMO_END))
+        with pytest.raises(psycopg2.Error) as err:
+            cur.copy_expert("COPY (SELECT %s) TO STDOUT"
+                            % dve.call("json", order="none", compression="gzip", **demo_request), buf)
+        cur.execute("ROLLBACK")
+    assert err.value.pgcode == "22008"
+    with open("/proc/%d/status" % pid) as f:
+        assert next(line for line in f if line.startswith("Threads:")).split()[1] == "1"
+    with pytest.raises((EOFError, zlib.error, OSError)):
+        gzip.decompress(buf.getvalue())

@@ -58,3 +58,27 @@ def test_many_small_runs_merge_in_several_passes(fresh_conn, demo_request):
     assert extra >= 1, passes[-1]
     assert "fan-in 4" in passes[-1]
     assert small == _export(fresh_conn, "1GB", "json", request)
+
+
+@pytest.mark.parametrize("run_memory", ["1GB", "64kB"])
+def test_a_page_is_the_slice_of_the_full_order(fresh_conn, demo_request, run_memory):
+    """limit/offset keep only the first offset + limit rows (a bounded heap); with 64 kB the
+    hostile 100 kB rows make the kept set outgrow the budget and it falls back to sorted runs.
+    Either way the page is exactly the slice of the fully ordered export."""
+    request = dict(demo_request, include_deleted=True)
+    full = dve.data_values(dve.parse_json_pairs(_export(fresh_conn, "1GB", "json", request)))
+    for offset, limit in ((0, 1), (0, 50), (123, 200), (len(full) - 5, 50)):
+        page = dve.data_values(dve.parse_json_pairs(
+            _export(fresh_conn, run_memory, "json", request, offset=offset, limit=limit)))
+        assert page == full[offset:offset + limit], (offset, limit)
+
+
+def test_a_page_of_huge_rows_falls_back_to_sorted_runs(fresh_conn):
+    """The hostile data set's 50,000-character texts: 100 kept rows outgrow a 64 kB budget, so
+    the page continues in sorted runs; it must still be the slice of the full order."""
+    request = dict(data_set=["HostileDSet"], start_date=dve.ALL_START, end_date=dve.ALL_END,
+                   org_unit=[dve.ROOT_OU], children=True, include_deleted=True)
+    full = dve.data_values(dve.parse_json_pairs(_export(fresh_conn, "1GB", "json", request)))
+    assert len(full) > 40
+    page = dve.data_values(dve.parse_json_pairs(_export(fresh_conn, "64kB", "json", request, offset=3, limit=100)))
+    assert page == full[3:103]
