@@ -132,9 +132,12 @@ ResolveKeys(const ObjectTable &object, const IdScheme &scheme, bool code_fallbac
 		HeapTuple tuple = SPI_tuptable->vals[i];
 		int64 id = GetInt64(tuple, 1);
 		if (id < 0) {
-			/* The label is copied out of C++ first: ereport must not jump over a live std::string. */
+			/*
+			 * The label is copied out of C++ first: ereport must not jump over a live std::string.
+			 * snprintf, not strlcpy: PostgreSQL 17+ headers built on glibc 2.38+ leave strlcpy to libc.
+			 */
 			char label[32];
-			DVE_CORE(strlcpy(label, scheme.Label().c_str(), sizeof label));
+			DVE_CORE(snprintf(label, sizeof label, "%s", scheme.Label().c_str()));
 			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
 			                errmsg("%s \"%s\" does not exist", object.label, GetText(tuple, 2)),
 			                errhint("Identifiers are read as %s; set the input id scheme to match.", label)));
