@@ -4,6 +4,7 @@
 # PostgreSQL 15 cluster (test/cluster.sh). Idempotent; run from anywhere.
 #
 #   bash scripts/setup.sh            then: eval "$(test/cluster.sh env)"
+#   bash scripts/setup.sh --packages only the Debian packages (test/matrix.sh builds and runs its own)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,9 @@ if ((${#missing[@]})); then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [ "${1:-}" = --packages ]; then
+	exit 0
 fi
 
 echo "setup: building and installing the extension"
