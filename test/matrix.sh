@@ -42,7 +42,7 @@ for major in "${MAJORS[@]}"; do
 	fi
 done
 
-log() { echo "matrix: $*"; }
+log() { echo "matrix: [${SECONDS}s] $*"; }
 
 # --- prerequisites -------------------------------------------------------------------------------
 
@@ -85,8 +85,11 @@ private_apt_update() {
 		return 1
 	}
 	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	# The suites of the majors whose headers the system does not have (17, 18 on Debian 12).
 	: >"$dir/sources.list"
-	for suite in $(printf '%s\n' "${DEBIAN_SUITE[@]}" | sort -u); do
+	for suite in $(for m in "${!DEBIAN_SUITE[@]}"; do
+		[ -f "/usr/include/postgresql/$m/server/postgres.h" ] || echo "${DEBIAN_SUITE[$m]}"
+	done | sort -u); do
 		echo "deb $mirror $suite main" >>"$dir/sources.list"
 	done
 	log "apt update (private lists: $(tr '\n' ' ' <"$dir/sources.list" | sed 's/deb //g'))"
