@@ -162,7 +162,8 @@ EOF
 	chmod +x "$file"
 }
 
-# Copy the build inputs into the build folder; files gone from the repository go there too.
+# Copy the build inputs (never build products: the repository may hold a build for the system's
+# PostgreSQL) into the build folder; sources gone from the repository go there too.
 sync_sources() {
 	local build=$1 f
 	mkdir -p "$build"
@@ -171,7 +172,8 @@ sync_sources() {
 			[ -e "$REPO/$f" ] || rm -f "$build/$f" "$build/${f%.cpp}.o" "$build/${f%.cpp}.d"
 		done < <(cd "$build" && find src -name '*.[ch]pp')
 	fi
-	tar -c Makefile datavalue_export.control datavalue_export--*.sql src | tar -x -C "$build"
+	tar -c --exclude='*.o' --exclude='*.d' --exclude='*.so' --exclude='*.bc' \
+		Makefile datavalue_export.control datavalue_export--*.sql src | tar -x -C "$build"
 }
 
 # A variable of the Makefile (REGRESS, REGRESS_OPTS) as PGXS sets it for the pg_config given.
