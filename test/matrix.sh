@@ -206,7 +206,9 @@ run_major() {
 		DVE_PGBIN=$root/server/bin DVE_PGROOT=$root DVE_PGPORT=$port test/cluster.sh stop
 	fi
 	rm -rf "$root" && mkdir -p "$root" && touch "$root/.dve-matrix"
-	cp -a "$pristine" "$root/server"
+	# Hard links when the file system allows: make install only adds files, never writes into the
+	# cached tree's own.
+	cp -al "$pristine" "$root/server" 2>/dev/null || { rm -rf "$root/server" && cp -a "$pristine" "$root/server"; }
 	write_pg_config "$root/pg_config" "$root/server" "$headers" "$major" "$version"
 
 	sync_sources "$build"
