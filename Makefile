@@ -36,8 +36,8 @@ endif
 
 PG_CONFIG ?= pg_config
 
-PG_CPPFLAGS = -I$(srcdir)/src
-# -Wno-register: PostgreSQL 15 headers use `register`, which C++17 removed.
+PG_CPPFLAGS = -I$(srcdir)/src -DDATAVALUE_EXPORT_VERSION='"$(EXTVERSION)"'
+# -Wno-register: PostgreSQL 14 and 15 headers use `register`, which C++17 removed.
 PG_CXXFLAGS = -std=c++17 -Wall -Wextra -Wno-register -Wno-unused-parameter -Wno-missing-field-initializers -fno-strict-aliasing
 ifeq ($(ERROR_ON_WARNING),1)
 PG_CXXFLAGS += -Werror
@@ -51,9 +51,10 @@ override with_llvm = no
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Supported majors: 14 to 18 (src/pg/compat.hpp; README "Supported PostgreSQL versions").
 PG_MAJOR := $(shell $(PG_CONFIG) --version | sed 's/^PostgreSQL \([0-9]*\).*/\1/')
-ifneq ($(PG_MAJOR),15)
-$(error datavalue_export supports PostgreSQL 15; pg_config reports $(PG_MAJOR))
+ifeq ($(filter $(PG_MAJOR),14 15 16 17 18),)
+$(error datavalue_export supports PostgreSQL 14 to 18; pg_config reports $(PG_MAJOR))
 endif
 
 # Only version.o is compiled with the version (pg_duckdb's trick), so a bump rebuilds one

@@ -4,6 +4,7 @@
 # PostgreSQL 15 cluster (test/cluster.sh). Idempotent; run from anywhere.
 #
 #   bash scripts/setup.sh            then: eval "$(test/cluster.sh env)"
+#   bash scripts/setup.sh --packages only the Debian packages (test/matrix.sh builds and runs its own)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,9 @@ PACKAGES=(
 )
 
 bash scripts/ensure_packages.sh setup "${PACKAGES[@]}"
+if [ "${1:-}" = --packages ]; then
+	exit 0
+fi
 
 echo "setup: building and installing the extension"
 make -s -j"$(nproc)" ${ERROR_ON_WARNING:+ERROR_ON_WARNING=$ERROR_ON_WARNING} >/dev/null

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# test/cluster.sh - a throwaway PostgreSQL 15 cluster for demos, tests and benchmarks.
+# test/cluster.sh - a throwaway PostgreSQL cluster for demos, tests and benchmarks.
 #
 #   test/cluster.sh start    initdb (once) and start; prints the env to use
 #   test/cluster.sh stop     stop it
 #   test/cluster.sh env      print PGHOST/PGPORT/PGUSER exports
 #
 # The server refuses to run as root, so it runs as the `postgres` OS user. Data and socket
-# live under ${DVE_PGROOT:-/tmp/datavalue_export_pg}; port ${DVE_PGPORT:-54329}.
+# live under ${DVE_PGROOT:-/tmp/datavalue_export_pg}; port ${DVE_PGPORT:-54329}. The server is
+# the one pg_config names (Debian's PostgreSQL 15), or the binaries in ${DVE_PGBIN} (test/matrix.sh
+# runs other majors that way).
 set -euo pipefail
 
-PGBIN=$(pg_config --bindir)
+PGBIN=${DVE_PGBIN:-$(pg_config --bindir)}
 ROOT=${DVE_PGROOT:-/tmp/datavalue_export_pg}
 PORT=${DVE_PGPORT:-54329}
 DATA=$ROOT/data

@@ -20,7 +20,7 @@
 #include "pg/boundary.hpp"
 
 extern "C" {
-PG_MODULE_MAGIC;
+DATAVALUE_EXPORT_MODULE_MAGIC;
 void _PG_init(void);
 }
 
@@ -162,6 +162,6 @@ _PG_init(void)
 	    "Memory for one sorted run of an ordered export; larger exports spill runs to temporary files.",
 	    "Smaller runs also sort faster; memory use of an export stays near this size.", &pg::sort_run_memory_kb,
 	    16 * 1024, 64, 1024 * 1024, PGC_USERSET, GUC_UNIT_KB, nullptr, nullptr, nullptr);
-	MarkGUCPrefixReserved("datavalue_export");
+	pg::ReserveSettingPrefix("datavalue_export");
 	pg::InstallCopyTagHook();
 }

@@ -147,9 +147,12 @@ ResolveKeys(const ExportState *state, const ObjectTable &object, const IdScheme 
 		HeapTuple tuple = SPI_tuptable->vals[i];
 		int64 id = GetInt64(tuple, 1);
 		if (id < 0) {
-			/* The label is copied out of C++ first: ereport must not jump over a live std::string. */
+			/*
+			 * The label is copied out of C++ first: ereport must not jump over a live std::string.
+			 * snprintf, not strlcpy: PostgreSQL 17+ headers built on glibc 2.38+ leave strlcpy to libc.
+			 */
 			char label[32];
-			DVE_CORE(strlcpy(label, scheme.Label().c_str(), sizeof label));
+			DVE_CORE(snprintf(label, sizeof label, "%s", scheme.Label().c_str()));
 			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
 			                errmsg("%s \"%s\" does not exist", object.label, GetText(tuple, 2)),
 			                errhint("Identifiers are read as %s; set the input id scheme to match.", label)));
@@ -604,7 +607,7 @@ ResolveDhis2Schema(ExportState *state)
 			continue;
 		const char *name = get_namespace_name(namespace_oid);
 		const char *quoted = quote_identifier(name);
-		strlcpy(state->dhis2_schema, quoted, sizeof state->dhis2_schema);
+		snprintf(state->dhis2_schema, sizeof state->dhis2_schema, "%s", quoted);
 		state->dhis2_schema_oid = namespace_oid;
 		list_free(path);
 		return;

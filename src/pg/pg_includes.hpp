@@ -64,3 +64,6 @@ extern "C" {
 #undef dgettext
 #undef ngettext
 #undef dngettext
+
+/* The differences between PostgreSQL majors: the one place with PG_VERSION_NUM tests. */
+#include "pg/compat.hpp"
