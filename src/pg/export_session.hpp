@@ -29,6 +29,7 @@
 #include "core/row_sorter.hpp"
 #include "core/validate.hpp"
 #include "core/writer.hpp"
+#include "core/zip.hpp"
 #include "pg/pg_includes.hpp"
 
 extern "C" {
@@ -84,7 +85,8 @@ struct Ordering {
 /* sink.cpp: the rendered document on its way out. */
 struct SinkBuffers {
 	core::OutputBuffer text{kFlushBytes + 64 * 1024};
-	std::unique_ptr<core::GzipWriter> gzip;
+	std::unique_ptr<core::GzipWriter> gzip; /* compression=gzip */
+	std::unique_ptr<core::ZipWriter> zip;   /* compression=zip */
 	core::OutputBuffer compressed;
 };
 
