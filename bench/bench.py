@@ -417,6 +417,22 @@ def build_variants(req):
         check="gzip",
     )
     add(
+        "ours_xml",
+        "export_datavalues_xml (DXF2 XML, 2.43), \\copy to a file",
+        f"\\copy (SELECT {req.ours('export_datavalues_xml')}) TO '{{out}}'",
+        "ours",
+        check_rows=True,
+        check="xml",
+    )
+    add(
+        "ours_json_zip",
+        "export_datavalues_json with compression => 'zip' (default level), \\copy to a file",
+        f"\\copy (SELECT {req.ours('export_datavalues_json', ', compression => ' + sql_literal('zip'))}) TO '{{out}}'",
+        "ours",
+        check_rows=True,
+        check="zip",
+    )
+    add(
         "ours_json_select",
         "SELECT count(*) FROM export_datavalues_json(...): server-side null sink, includes the tuplestore",
         f"SELECT count(*) FROM {req.ours('export_datavalues_json')};",
@@ -458,6 +474,11 @@ def check_output(path, kind):
         return f"no CSV header: {head[:40]!r}"
     if kind == "gzip" and not head.startswith(b"\x1f\x8b\x08"):
         return f"not gzip: {head[:10]!r}"
+    if kind == "xml" and not (head.startswith(b"<?xml version='1.0' encoding='UTF-8'?><dataValueSet")
+                              and tail.endswith(b"</dataValueSet>")):
+        return f"not a DXF2 XML document: {head[:40]!r} ... {tail!r}"
+    if kind == "zip" and not (head.startswith(b"PK\x03\x04") and b"PK\x05\x06" in tail + head):
+        return f"not a zip archive: {head[:10]!r}"
     return None
 
 

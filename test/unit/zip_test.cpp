@@ -24,6 +24,7 @@ uint64_t
 Le(std::string_view s, size_t at, size_t bytes)
 {
 	EXPECT_LE(at + bytes, s.size());
+	EXPECT_LE(bytes, 8u);
 	uint64_t v = 0;
 	for (size_t i = 0; i < bytes && at + i < s.size(); i++)
 		v |= static_cast<uint64_t>(static_cast<unsigned char>(s[at + i])) << (8 * i);
@@ -73,7 +74,9 @@ ZipAndCheck(const std::string &input, GzipEngine engine, int level, size_t chunk
 	EXPECT_EQ(Le(zip, 8, 2), 8u);
 	EXPECT_EQ(Le(zip, 10, 2), kWhen.time);
 	EXPECT_EQ(Le(zip, 12, 2), kWhen.date);
-	EXPECT_EQ(Le(zip, 14, 12), 0u);
+	EXPECT_EQ(Le(zip, 14, 4), 0u); /* CRC */
+	EXPECT_EQ(Le(zip, 18, 4), 0u); /* compressed size */
+	EXPECT_EQ(Le(zip, 22, 4), 0u); /* uncompressed size */
 	EXPECT_EQ(Le(zip, 26, 2), name.size());
 	EXPECT_EQ(Le(zip, 28, 2), 0u);
 	EXPECT_EQ(zip.substr(30, name.size()), name);
