@@ -67,12 +67,11 @@ class ZipWriter {
 	void Finish(OutputBuffer &out);
 
   private:
-	/* Append through the deflater while counting the bytes it produced. */
 	std::string name_;
 	DosDateTime when_;
 	RawDeflater deflater_;
-	uint64_t header_bytes_ = 0;
-	uint64_t compressed_bytes_ = 0;
+	uint64_t header_bytes_ = 0;     /* the local header, for the directory's offset */
+	uint64_t compressed_bytes_ = 0; /* what the deflater appended, counted per call */
 	bool header_written_ = false;
 };
 
