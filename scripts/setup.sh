@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
 	postgresql-15 postgresql-client-15 postgresql-server-dev-15 libkrb5-dev
 	zlib1g-dev libisal-dev g++ make cmake libgtest-dev libbenchmark-dev clang-format
-	python3 python3-psycopg2 python3-pytest openjdk-17-jdk-headless libpostgresql-jdbc-java
+	python3 python3-psycopg2 python3-pytest python3-lxml unzip openjdk-17-jdk-headless libpostgresql-jdbc-java
 	libipc-run-perl     # TAP tests (t/*.pl): PostgreSQL::Test::Cluster runs its commands with IPC::Run
 	clang libclang-rt-14-dev # fuzzing (test/fuzz): clang++ -fsanitize=fuzzer links libclang-rt's libFuzzer
 	libpq-dev tmux man-db # the datavalue-export CLI (libpq) and its tests (tmux screen, man page)

@@ -9,3 +9,6 @@ ORDER BY a.n;
 -- Both functions take the same parameters.
 SELECT pg_get_function_arguments('export_datavalues_json'::regproc) =
        pg_get_function_arguments('export_datavalues_csv'::regproc) AS same_arguments;
+-- The XML function takes them too (1.1).
+SELECT pg_get_function_arguments('export_datavalues_json'::regproc) =
+       pg_get_function_arguments('export_datavalues_xml'::regproc) AS same_arguments;

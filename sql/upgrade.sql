@@ -65,12 +65,9 @@ CREATE TABLE public.regress_extension_snapshot (install text, object text, defin
 DROP EXTENSION datavalue_export;
 CREATE EXTENSION datavalue_export VERSION '1.0' SCHEMA public;
 SELECT extversion FROM pg_extension WHERE extname = 'datavalue_export';
-SELECT p.oid::regprocedure AS function, p.proretset AS returns_set, p.provolatile, p.proparallel,
-       obj_description(p.oid, 'pg_proc') IS NOT NULL AS documented,
-       has_function_privilege('public', p.oid, 'EXECUTE') AS public_can_execute
-FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
-JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'datavalue_export'
-ORDER BY p.proname;
+-- The extension's functions: set-returning, volatility, parallel safety, documented, not for PUBLIC.
+\set extension_functions 'SELECT p.oid::regprocedure AS function, p.proretset AS returns_set, p.provolatile, p.proparallel, obj_description(p.oid, ''pg_proc'') IS NOT NULL AS documented, has_function_privilege(''public'', p.oid, ''EXECUTE'') AS public_can_execute FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = ''pg_proc''::regclass JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = ''datavalue_export'' ORDER BY p.proname'
+:extension_functions;
 -- The named parameters are part of the interface (and of the C code's argument positions).
 SELECT pronargs, array_to_string(proargnames, ',') FROM pg_proc WHERE proname = 'export_datavalues_json';
 -- A grant made by the DBA must survive the updates.

@@ -48,7 +48,7 @@ SELECT d::jsonb ->> 'period' FROM export_datavalues_json(data_set => '{pBOMPrpg1
 SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
                               compression => 'brotli')$$);
 SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
-                              compression => 'zip')$$);
+                              compression => 'zip', compression_level => 0)$$);
 SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
                               compression_level => 6)$$);
 SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',

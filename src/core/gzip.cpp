@@ -1,6 +1,6 @@
 /*
  * src/core/gzip.cpp
- *	  GzipWriter over ISA-L igzip or zlib; see gzip.hpp for the format decisions.
+ *	  RawDeflater over ISA-L igzip or zlib, and GzipWriter around it; see gzip.hpp for the format decisions.
  * SPDX-License-Identifier: PostgreSQL
  */
 #include "core/gzip.hpp"
@@ -38,7 +38,7 @@ IsalLevelBufSize(int level)
 }
 } // namespace
 
-struct GzipWriter::Impl {
+struct RawDeflater::Impl {
 	GzipEngine engine;
 	isal_zstream isal{};
 	std::vector<uint8_t> isal_level_buf;
@@ -52,7 +52,7 @@ struct GzipWriter::Impl {
 	}
 };
 
-GzipWriter::GzipWriter(GzipEngine engine, int level) : impl_(new Impl)
+RawDeflater::RawDeflater(GzipEngine engine, int level) : impl_(new Impl)
 {
 	impl_->engine = engine;
 	if (engine == GzipEngine::kIsal) {
@@ -77,10 +77,10 @@ GzipWriter::GzipWriter(GzipEngine engine, int level) : impl_(new Impl)
 	}
 }
 
-GzipWriter::~GzipWriter() = default;
+RawDeflater::~RawDeflater() = default;
 
 void
-GzipWriter::Write(const char *data, size_t size, OutputBuffer &out)
+RawDeflater::Write(const char *data, size_t size, OutputBuffer &out)
 {
 	/* The engines count input in 32 bits: feed very large inputs in pieces. */
 	constexpr size_t kMaxPiece = size_t{1} << 30;
@@ -88,10 +88,6 @@ GzipWriter::Write(const char *data, size_t size, OutputBuffer &out)
 		Write(data, kMaxPiece, out);
 		data += kMaxPiece;
 		size -= kMaxPiece;
-	}
-	if (!header_written_) {
-		out.Append(reinterpret_cast<const char *>(kJavaGzipHeader), sizeof kJavaGzipHeader);
-		header_written_ = true;
 	}
 	if (size == 0)
 		return;
@@ -127,10 +123,8 @@ GzipWriter::Write(const char *data, size_t size, OutputBuffer &out)
 }
 
 void
-GzipWriter::Finish(OutputBuffer &out)
+RawDeflater::Finish(OutputBuffer &out)
 {
-	if (!header_written_)
-		Write(nullptr, 0, out);
 	if (impl_->engine == GzipEngine::kIsal) {
 		isal_zstream &s = impl_->isal;
 		s.next_in = nullptr;
@@ -155,10 +149,33 @@ GzipWriter::Finish(OutputBuffer &out)
 			out.Commit(reinterpret_cast<char *>(s.next_out));
 		} while (rc != Z_STREAM_END);
 	}
+}
+
+GzipWriter::GzipWriter(GzipEngine engine, int level) : deflater_(engine, level) {}
+
+GzipWriter::~GzipWriter() = default;
+
+void
+GzipWriter::Write(const char *data, size_t size, OutputBuffer &out)
+{
+	if (!header_written_) {
+		out.Append(reinterpret_cast<const char *>(kJavaGzipHeader), sizeof kJavaGzipHeader);
+		header_written_ = true;
+	}
+	deflater_.Write(data, size, out);
+}
+
+void
+GzipWriter::Finish(OutputBuffer &out)
+{
+	if (!header_written_)
+		Write(nullptr, 0, out);
+	deflater_.Finish(out);
 	unsigned char trailer[8];
-	const uint32_t isize = static_cast<uint32_t>(input_bytes_);
+	const uint32_t crc = deflater_.Crc();
+	const uint32_t isize = static_cast<uint32_t>(deflater_.InputBytes());
 	for (int i = 0; i < 4; i++) {
-		trailer[i] = static_cast<unsigned char>(crc_ >> (8 * i));
+		trailer[i] = static_cast<unsigned char>(crc >> (8 * i));
 		trailer[4 + i] = static_cast<unsigned char>(isize >> (8 * i));
 	}
 	out.Append(reinterpret_cast<const char *>(trailer), sizeof trailer);

@@ -24,6 +24,33 @@ namespace datavalue_export::core {
 
 enum class GzipEngine { kIsal, kZlib };
 
+/*
+ * A raw deflate stream (no framing) over either engine, with the CRC-32 and size of its input:
+ * the part gzip and zip (core/zip.hpp) share.
+ */
+class RawDeflater {
+  public:
+	/* Throws core::Error for a level the engine does not support. */
+	RawDeflater(GzipEngine engine, int level);
+	~RawDeflater();
+	RawDeflater(const RawDeflater &) = delete;
+	RawDeflater &operator=(const RawDeflater &) = delete;
+
+	/* Compress input, appending whatever compressed bytes are ready to out. May throw. */
+	void Write(const char *data, size_t size, OutputBuffer &out);
+	/* End the deflate stream. Call once. */
+	void Finish(OutputBuffer &out);
+
+	uint32_t Crc() const noexcept { return crc_; }
+	uint64_t InputBytes() const noexcept { return input_bytes_; }
+
+  private:
+	struct Impl;
+	std::unique_ptr<Impl> impl_;
+	uint32_t crc_ = 0;
+	uint64_t input_bytes_ = 0;
+};
+
 class GzipWriter {
   public:
 	/* Throws core::Error for a level the engine does not support. */
@@ -37,13 +64,10 @@ class GzipWriter {
 	/* Flush the deflate stream and append the trailer. Call once. */
 	void Finish(OutputBuffer &out);
 
-	uint64_t InputBytes() const noexcept { return input_bytes_; }
+	uint64_t InputBytes() const noexcept { return deflater_.InputBytes(); }
 
   private:
-	struct Impl;
-	std::unique_ptr<Impl> impl_;
-	uint32_t crc_ = 0;
-	uint64_t input_bytes_ = 0;
+	RawDeflater deflater_;
 	bool header_written_ = false;
 };
 

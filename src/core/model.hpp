@@ -24,7 +24,7 @@
 namespace datavalue_export::core {
 
 /* Output document format; each has one writer (core/writer_<format>.cpp, MakeWriter). */
-enum class Format { kJson, kCsv };
+enum class Format { kJson, kCsv, kXml };
 
 /* The DHIS2 version whose output shape is reproduced. */
 enum class Style { k243, k242 };
@@ -115,8 +115,10 @@ struct ExportRequest {
 
 	/* Output shape and transport. */
 	std::optional<std::string> style;       /* "2.43" (default) or "2.42" */
-	std::optional<std::string> compression; /* "none" (default) or "gzip" */
+	std::optional<std::string> compression; /* "none" (default), "gzip" or "zip" */
 	std::optional<int32_t> compression_level;
+	/* Query string only: DHIS2's download name, which also names the zip entry. */
+	std::optional<std::string> attachment;
 };
 
 } // namespace datavalue_export::core

@@ -63,10 +63,12 @@ Text(std::string_view sql, std::string_view query, ParamType type, std::optional
 }
 
 constexpr Parameter
-QueryOnly(std::string_view query, ParamType type, const char *why = nullptr)
+QueryOnly(std::string_view query, ParamType type, const char *why = nullptr,
+          std::optional<std::string> R::*text = nullptr)
 {
 	Parameter p{"", query, true, type, "", "", ""};
 	p.why_unsupported = why;
+	p.text = text;
 	return p;
 }
 
@@ -132,13 +134,25 @@ constexpr Parameter kTable[] = {
          "Identifiers that are not UIDs are read as codes"),
     Text("style", "style", T::kText, &R::style, "`2.43`", "`2.43` or `2.42` output shape (extension only)",
          "'2.43'::text", false),
-    Text("compression", "compression", T::kText, &R::compression, "`none`", "`none` or `gzip` (COPY only)",
+    Text("compression", "compression", T::kText, &R::compression, "`none`", "`none`, `gzip` or `zip` (COPY only)",
          "'none'::text"),
     Int32("compression_level", "compressionLevel", T::kInt32, &R::compression_level,
           "zlib level 1-9 instead of the ISA-L fast mode; 6 = DHIS2's bytes (extension only)", false),
     /* Query string only. */
     QueryOnly("format", T::kFormat),
-    QueryOnly("attachment", T::kIgnored),
+    /* The download name; only the zip entry name uses it. Repeats join with commas, as Spring binds them. */
+    QueryOnly("attachment", T::kOrder, nullptr, &R::attachment),
+    /*
+     * DHIS2's generic web-API paging and field-filter parameters. /api/dataValueSets binds its
+     * request into DataValueSetQueryParams (2.42) / DataExportParams.Input (2.43), which have no
+     * such fields, so Spring ignores them and the whole set is returned; scripts copied from
+     * metadata requests carry them. Accepted here with the same (no) effect.
+     */
+    QueryOnly("paging", T::kIgnored),
+    QueryOnly("page", T::kIgnored),
+    QueryOnly("pageSize", T::kIgnored),
+    QueryOnly("skipPaging", T::kIgnored),
+    QueryOnly("fields", T::kIgnored),
     /* DHIS2 accepts these; we refuse them rather than silently export something else. */
     QueryOnly("unfoldOptionCombos", T::kUnsupportedFlag, kUnfoldWhy),
     QueryOnly("categoryIdScheme", T::kUnsupported, kCategorySchemeWhy),

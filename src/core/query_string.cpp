@@ -449,12 +449,15 @@ BindFormat(ExportRequest &request, const std::string &value)
 		request.format = Format::kJson;
 	else if (EqualsIgnoreCase(value, "csv"))
 		request.format = Format::kCsv;
+	else if (EqualsIgnoreCase(value, "xml"))
+		request.format = Format::kXml;
 	/* "adx xml" is adx+xml with the '+' decoded as a space; the intent is clear either way. */
-	else if (EqualsIgnoreCase(value, "xml") || EqualsIgnoreCase(value, "adx+xml") || EqualsIgnoreCase(value, "adx xml"))
+	else if (EqualsIgnoreCase(value, "adx+xml") || EqualsIgnoreCase(value, "adx xml"))
 		throw Error(sqlstate::kFeatureNotSupported, "format \"" + value + "\" is not supported",
-		            "This extension writes the JSON and CSV export formats only.", "Use format=json or format=csv.");
+		            "This extension writes the JSON, CSV and DXF2 XML export formats only.",
+		            "Use format=json, format=csv or format=xml.");
 	else
-		ThrowInvalidValue(sqlstate::kInvalidParameterValue, "format", value, "Valid values are: json, csv.");
+		ThrowInvalidValue(sqlstate::kInvalidParameterValue, "format", value, "Valid values are: json, csv, xml.");
 }
 
 void

@@ -115,15 +115,14 @@ ParseCompression(const ExportRequest &request, ExportPlan &plan)
 	if (value == "GZIP")
 		plan.gzip = true;
 	else if (value == "ZIP")
-		throw Error(sqlstate::kFeatureNotSupported, "compression \"zip\" is not supported", "",
-		            "Use compression => 'gzip'.");
+		plan.zip = true;
 	else if (value != "NONE" && !value.empty())
 		throw Error(sqlstate::kInvalidParameterValue,
 		            "Value '" + *request.compression +
-		                "' is not valid for parameter compression. Valid values are: [NONE, GZIP]");
+		                "' is not valid for parameter compression. Valid values are: [NONE, GZIP, ZIP]");
 	if (request.compression_level) {
-		if (!plan.gzip)
-			throw Error(sqlstate::kInvalidParameterValue, "compression_level requires compression => 'gzip'");
+		if (!plan.gzip && !plan.zip)
+			throw Error(sqlstate::kInvalidParameterValue, "compression_level requires compression => 'gzip' or 'zip'");
 		if (*request.compression_level < 1 || *request.compression_level > 9)
 			throw Error(sqlstate::kInvalidParameterValue, "compression level must be between 1 and 9", "",
 			            "Level 6 gives the same bytes as DHIS2; leave it out for the fast ISA-L mode.");

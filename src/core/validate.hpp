@@ -53,6 +53,7 @@ struct ExportPlan {
 	Style style = Style::k243;
 
 	bool gzip = false;
+	bool zip = false; /* compression=zip: one entry, deflated like gzip (gzip_engine, gzip_level) */
 	GzipEngine gzip_engine = GzipEngine::kIsal;
 	int gzip_level = 1;
 

@@ -39,6 +39,8 @@ MakeWriter(const DocumentOptions &options)
 		return MakeJsonWriter(options);
 	case Format::kCsv:
 		return MakeCsvWriter(options);
+	case Format::kXml:
+		return MakeXmlWriter(options);
 	}
 	return nullptr; /* unreachable: every Format has a case */
 }
@@ -51,6 +53,8 @@ CarriesHeader(Format format) noexcept
 		return true;
 	case Format::kCsv:
 		return false;
+	case Format::kXml:
+		return true;
 	}
 	return false;
 }

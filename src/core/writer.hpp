@@ -107,5 +107,6 @@ bool CarriesHeader(Format format) noexcept;
 /* One per format, in writer_<format>.cpp; callers use MakeWriter. */
 std::unique_ptr<Writer> MakeJsonWriter(const DocumentOptions &options);
 std::unique_ptr<Writer> MakeCsvWriter(const DocumentOptions &options);
+std::unique_ptr<Writer> MakeXmlWriter(const DocumentOptions &options);
 
 } // namespace datavalue_export::core

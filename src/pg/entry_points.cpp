@@ -1,6 +1,6 @@
 /*
  * src/pg/entry_points.cpp
- *	  SQL entry points: export_datavalues_json, export_datavalues_csv, export_datavalues, and
+ *	  SQL entry points: export_datavalues_json, _csv, _xml, export_datavalues, and
  *	  _PG_init (the sort_run_memory setting, the COPY command tag hook).
  *
  * Each call runs the pipeline of export_session.hpp: read the arguments into a core
@@ -137,6 +137,11 @@ DVE_PG_FUNCTION(datavalue_export_json)
 DVE_PG_FUNCTION(datavalue_export_csv)
 {
 	return pg::ExportWithArguments(fcinfo, core::Format::kCsv);
+}
+
+DVE_PG_FUNCTION(datavalue_export_xml)
+{
+	return pg::ExportWithArguments(fcinfo, core::Format::kXml);
 }
 
 /* export_datavalues(query text): a DHIS2 request's query string, verbatim. */

@@ -31,6 +31,7 @@
 #include "core/top_rows.hpp"
 #include "core/validate.hpp"
 #include "core/writer.hpp"
+#include "core/zip.hpp"
 #include "pg/pg_includes.hpp"
 
 extern "C" {
@@ -101,8 +102,9 @@ struct Ordering {
 /* sink.cpp: the rendered document on its way out. */
 struct SinkBuffers {
 	core::OutputBuffer text{kFlushBytes + 64 * 1024};
-	std::unique_ptr<core::CompressionThread> gzip; /* compresses on a second core */
+	std::unique_ptr<core::CompressionThread> gzip; /* compression=gzip, on a second core */
 	core::OutputBuffer transcoded;                 /* text in the target encoding, for the compressor */
+	std::unique_ptr<core::ZipWriter> zip;          /* compression=zip */
 	core::OutputBuffer compressed;
 };
 

@@ -1,7 +1,8 @@
 /*
  * src/pg/sink.cpp
  *	  Where the document goes: straight into a running COPY ... TO STDOUT, or text result rows;
- *	  converted to the client encoding, gzip-compressed if asked, with COPY progress reporting.
+ *	  converted to the client encoding (XML: always UTF-8), gzip- or zip-compressed if asked, with
+ *	  COPY progress reporting.
  *
  * When the export function runs inside `COPY (SELECT ...) TO STDOUT`, PostgreSQL has already
  * sent CopyOutResponse before the query starts and will send CopyDone and the command tag
@@ -417,12 +418,25 @@ InstallCopyTagHook()
 	ProcessUtility_hook = CopyTagHook;
 }
 
+/* The zip entry's DOS date and time: now, in the session time zone (Java uses the JVM's). May ereport. */
+core::DosDateTime
+ZipEntryTime()
+{
+	struct pg_tm tm;
+	fsec_t fsec;
+	int tz;
+	if (timestamp2tm(GetCurrentTimestamp(), &tz, &tm, &fsec, nullptr, nullptr) != 0)
+		return core::DosDateTime{};
+	return core::MakeDosDateTime(tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
 /* Decide where the document goes and set up compression. May ereport. */
 void
 OpenSink(FunctionCallInfo fcinfo, ExportSession *session)
 {
 	ExportState *state = session->state;
 	SinkTarget *sink = &session->sink;
+	const core::ExportPlan &plan = state->plan;
 	/* Raw CopyData inside COPY TO STDOUT, a server file or program, else text rows. */
 	int target_encoding = GetDatabaseEncoding();
 	const char *target = nullptr;
@@ -431,21 +445,31 @@ OpenSink(FunctionCallInfo fcinfo, ExportSession *session)
 		sink->kind = copy_target == CopyTarget::kClient       ? SinkKind::kCopyStream
 		             : copy_target == CopyTarget::kServerFile ? SinkKind::kServerFile
 		                                                      : SinkKind::kServerProgram;
+		/* An XML document declares encoding='UTF-8', so its bytes are UTF-8 whatever the client encoding. */
+		if (plan.request.format == core::Format::kXml)
+			target_encoding = PG_UTF8;
 		sink->target_encoding = target_encoding;
 		sink->need_transcoding = target_encoding != GetDatabaseEncoding() && GetDatabaseEncoding() != PG_SQL_ASCII &&
 		                         target_encoding != PG_SQL_ASCII;
 	} else {
 		sink->kind = SinkKind::kResultRows;
-		if (state->plan.gzip)
+		if (plan.gzip || plan.zip)
 			ereport(ERROR,
 			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("compressed exports can only be written by COPY"),
-			         errdetail("A plain SELECT returns text rows, which cannot carry gzip bytes."),
+			         errdetail("A plain SELECT returns text rows, which cannot carry compressed bytes."),
 			         errhint("Run it as COPY (SELECT export_datavalues_json(..., compression => 'gzip')) TO "
 			                 "STDOUT, or psql's \\copy.")));
 	}
-	if (state->plan.gzip)
+	if (plan.gzip)
 		DVE_CORE(state->out.gzip = std::make_unique<core::CompressionThread>(
-		             std::make_unique<core::GzipWriter>(state->plan.gzip_engine, state->plan.gzip_level)));
+		             std::make_unique<core::GzipWriter>(plan.gzip_engine, plan.gzip_level)));
+	if (plan.zip) {
+		const core::DosDateTime when = ZipEntryTime();
+		DVE_CORE(state->out.zip = std::make_unique<core::ZipWriter>(
+		             core::ZipEntryName(plan.style, plan.request.format, plan.request.attachment,
+		                                plan.request.start_date, plan.request.end_date),
+		             when, plan.gzip_engine, plan.gzip_level));
+	}
 	if (sink->kind == SinkKind::kServerFile || sink->kind == SinkKind::kServerProgram)
 		OpenServerTarget(session, copy_target, target);
 }
@@ -472,7 +496,7 @@ EmitRow(ExportSession *session, const core::DataValueRow &row)
 }
 
 /*
- * Send (or store) the rendered text. final also ends the gzip member. May ereport.
+ * Send (or store) the rendered text. final also ends the gzip member or the zip archive. May ereport.
  */
 void
 FlushText(ExportSession *session, bool final)
@@ -517,6 +541,14 @@ FlushText(ExportSession *session, bool final)
 				else
 					out->gzip->Collect(out->compressed);
 			});
+		} else if (out->zip) {
+			DVE_CORE({
+				out->zip->Write(data, size, out->compressed);
+				if (final)
+					out->zip->Finish(out->compressed);
+			});
+		}
+		if (out->gzip || out->zip) {
 			if (final || out->compressed.Size() >= kFlushBytes) {
 				send(out->compressed.Data(), out->compressed.Size());
 				out->compressed.Clear();

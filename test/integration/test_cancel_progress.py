@@ -199,7 +199,7 @@ def test_statement_timeout_fires_while_the_client_is_not_reading(fresh_conn, db2
 
 
 # not gzip: the compressed demo (about 0.5 MB) fits in the socket buffers, so nothing would hold the backend
-@pytest.mark.parametrize("fmt,extra", [("json", {}), ("csv", {}), ("json", {"style": "2.42"})])
+@pytest.mark.parametrize("fmt,extra", [("json", {}), ("csv", {}), ("json", {"style": "2.42"}), ("xml", {})])
 def test_pg_cancel_backend_cancels_a_copy_export(fresh_conn, db243, demo_request, fmt, extra):
     full_size = len(dve.copy_bytes(fresh_conn, fmt, **extra, **demo_request))
     pid = _pid(fresh_conn)
@@ -222,7 +222,7 @@ def test_pg_cancel_backend_cancels_a_copy_export(fresh_conn, db243, demo_request
     _usable(fresh_conn)
 
 
-@pytest.mark.parametrize("fmt,extra", [("json", {}), ("csv", {})])
+@pytest.mark.parametrize("fmt,extra", [("json", {}), ("csv", {}), ("xml", {})])
 def test_progress_row_while_exporting(fresh_conn, db243, demo_request, fmt, extra):
     """While the sink holds the backend mid-document, its pg_stat_progress_copy row shows the
     values and bytes sent so far."""

@@ -38,7 +38,7 @@ def test_valid_request_works(conn243):
         assert cur.fetchall()
 
 
-@pytest.mark.parametrize("fmt", ["json", "csv"])
+@pytest.mark.parametrize("fmt", ["json", "csv", "xml"])
 @pytest.mark.parametrize("mode", ["select", "copy"])
 @pytest.mark.parametrize("params,sqlstate,fragment", [
     (dict(OK, data_set=["not-a-uid"]), "22P02", "UID must be an alphanumeric string of 11 characters"),
@@ -56,9 +56,9 @@ def test_valid_request_works(conn243):
     (dict(data_set=["HostileDSet"], period=["202401"], org_unit_group=["CXw2yu5fodb"], children=True),
      "22023", "E2007"),
     (dict(OK, compression="brotli"), "22023", "compression"),
-    (dict(OK, compression="zip"), "0A000", "zip"),
+    (dict(OK, compression="zip", compression_level=0), "22023", "compression level must be between 1 and 9"),
 ], ids=["bad-uid-ds", "bad-uid-ou", "bad-uid-de", "unknown-ds", "bad-period", "bad-period-2", "E2001", "E2002",
-        "E2006", "E2003", "E2004", "E2007", "unknown-compression", "zip"])
+        "E2006", "E2003", "E2004", "E2007", "unknown-compression", "zip-level"])
 def test_request_errors(conn243, mode, fmt, params, sqlstate, fragment):
     if mode == "select":
         e = _error(conn243, _select(fmt, **params))

@@ -240,9 +240,10 @@ TEST(QueryStringTest, EachListParameterFillsItsOwnField)
 	}
 }
 
-TEST(QueryStringTest, AttachmentIsIgnoredEvenWhenRepeated)
+TEST(QueryStringTest, AttachmentRepeatsJoinWithCommas)
 {
 	const ExportRequest r = ParseQueryString("attachment=a.json&attachment=b.json&dataSet=x");
+	EXPECT_EQ(r.attachment, "a.json,b.json");
 	EXPECT_EQ(r.data_set, Strings{"x"});
 	EXPECT_EQ(r.format, Format::kJson);
 	EXPECT_FALSE(r.compression.has_value());
@@ -619,23 +620,43 @@ TEST(QueryStringTest, Format)
 	EXPECT_EQ(ParseQueryString("format=csv").format, Format::kCsv);
 	EXPECT_EQ(ParseQueryString("format=CsV").format, Format::kCsv);
 	EXPECT_EQ(ParseQueryString("format=").format, Format::kJson);
+	EXPECT_EQ(ParseQueryString("format=xml").format, Format::kXml);
+	EXPECT_EQ(ParseQueryString("format=XML").format, Format::kXml);
 }
 
 TEST(QueryStringTest, UnsupportedFormats)
 {
-	for (const char *query : {"format=xml", "format=XML", "format=adx%2Bxml", "format=ADX%2BXML", "format=adx+xml"}) {
+	for (const char *query : {"format=adx%2Bxml", "format=ADX%2BXML", "format=adx+xml"}) {
 		const Error e = ErrorOf(query);
 		EXPECT_STREQ(e.Sqlstate(), sqlstate::kFeatureNotSupported) << query;
-		EXPECT_EQ(e.Hint(), "Use format=json or format=csv.") << query;
+		EXPECT_EQ(e.Hint(), "Use format=json, format=csv or format=xml.") << query;
 	}
 	EXPECT_STREQ(ErrorOf("format=adx%2Bxml").what(), "format \"adx+xml\" is not supported");
-	EXPECT_STREQ(ErrorOf("format=xml").what(), "format \"xml\" is not supported");
+}
+
+TEST(QueryStringTest, GenericWebApiParametersAreIgnored)
+{
+	/* DHIS2's paging and field-filter parameters have no effect on /api/dataValueSets. */
+	const ExportRequest r =
+	    ParseQueryString("dataSet=a&paging=false&page=2&pageSize=50&skipPaging=true&fields=*&paging=true");
+	EXPECT_EQ(r.data_set, std::vector<std::string>{"a"});
+	EXPECT_FALSE(r.limit);
+	EXPECT_FALSE(r.offset);
+	/* Near misses still get the closest-match hint. */
+	ExpectError("pagin=false", sqlstate::kUndefinedParameter, "unknown parameter \"pagin\"");
+	EXPECT_EQ(ErrorOf("pagesize=1").Hint(), "Perhaps you meant \"pageSize\".");
+}
+
+TEST(QueryStringTest, AttachmentNamesTheZipEntry)
+{
+	EXPECT_EQ(ParseQueryString("attachment=report.json").attachment, "report.json");
+	EXPECT_FALSE(ParseQueryString("attachment=").attachment);
 }
 
 TEST(QueryStringTest, InvalidFormat)
 {
 	ExpectError("format=pdf", sqlstate::kInvalidParameterValue, "Value 'pdf' is not valid for parameter format.");
-	EXPECT_EQ(ErrorOf("format=pdf").Detail(), "Valid values are: json, csv.");
+	EXPECT_EQ(ErrorOf("format=pdf").Detail(), "Valid values are: json, csv, xml.");
 	EXPECT_STREQ(ErrorOf("format=+json").Sqlstate(), sqlstate::kInvalidParameterValue);
 }
 
@@ -670,8 +691,8 @@ TEST(QueryStringTest, UnknownParameterFarFromEverything)
 
 TEST(QueryStringTest, UnknownParameterEvenWithEmptyValue)
 {
-	ExpectError("paging=", sqlstate::kUndefinedParameter, "unknown parameter \"paging\"");
-	ExpectError("fields", sqlstate::kUndefinedParameter, "unknown parameter \"fields\"");
+	ExpectError("pagingg=", sqlstate::kUndefinedParameter, "unknown parameter \"pagingg\"");
+	ExpectError("fieldz", sqlstate::kUndefinedParameter, "unknown parameter \"fieldz\"");
 }
 
 TEST(QueryStringTest, ClosestMatchHelper)
@@ -746,11 +767,11 @@ TEST(QueryStringTest, FirstProblemInQueryOrderWins)
 TEST(QueryStringTest, SqlstateOfEachError)
 {
 	const std::vector<std::pair<std::string, const char *>> cases = {
-	    {"dataSet=%zz", "22023"},     {"dataSet=%FF", "22023"},          {"=x", "42601"},
-	    {"dataset=a", "42P02"},       {"unfoldOptionCombos=1", "0A000"}, {"categoryIdScheme=UID", "0A000"},
-	    {"format=xml", "0A000"},      {"format=txt", "22023"},           {"children=2", "22023"},
-	    {"level=x", "22023"},         {"limit=1&limit=2", "22023"},      {"startDate=2023-02-29", "22007"},
-	    {"endDate=2024-13", "22007"}, {"lastUpdated=now", "22007"},
+	    {"dataSet=%zz", "22023"},      {"dataSet=%FF", "22023"},          {"=x", "42601"},
+	    {"dataset=a", "42P02"},        {"unfoldOptionCombos=1", "0A000"}, {"categoryIdScheme=UID", "0A000"},
+	    {"format=adx%2Bxml", "0A000"}, {"format=txt", "22023"},           {"children=2", "22023"},
+	    {"level=x", "22023"},          {"limit=1&limit=2", "22023"},      {"startDate=2023-02-29", "22007"},
+	    {"endDate=2024-13", "22007"},  {"lastUpdated=now", "22007"},
 	};
 	for (const auto &[query, expected] : cases)
 		EXPECT_STREQ(ErrorOf(query).Sqlstate(), expected) << query;

@@ -497,8 +497,8 @@ TEST(ValidateTest, BindingErrorsWinOverDecodingAndFilters)
 	r.id_scheme = "foo";
 	EXPECT_EQ(ValidateOutcome(r), Err(sqlstate::kInvalidParameterValue, "Invalid ID scheme: foo"));
 	r.id_scheme.reset();
-	r.compression = "zip";
-	EXPECT_EQ(ValidateOutcome(r).sqlstate, sqlstate::kFeatureNotSupported);
+	r.compression = "rar";
+	EXPECT_EQ(ValidateOutcome(r).sqlstate, sqlstate::kInvalidParameterValue);
 	r.compression.reset();
 	r.order = "XX";
 	EXPECT_EQ(ValidateOutcome(r).message, "invalid order key \"XX\"");
@@ -843,15 +843,19 @@ TEST(ValidateTest, Compression)
 	}
 }
 
-TEST(ValidateTest, CompressionZipIsUnsupported)
+TEST(ValidateTest, CompressionZip)
 {
 	for (const char *zip : {"zip", "ZIP", "Zip"}) {
 		ExportRequest r = Valid();
 		r.compression = zip;
-		const Outcome o = ValidateOutcome(r);
-		EXPECT_TRUE(o.thrown) << zip;
-		EXPECT_EQ(o.sqlstate, sqlstate::kFeatureNotSupported) << zip;
-		EXPECT_EQ(o.message, "compression \"zip\" is not supported") << zip;
+		ExportPlan plan = ValidateRequest(r);
+		EXPECT_TRUE(plan.zip) << zip;
+		EXPECT_FALSE(plan.gzip) << zip;
+		EXPECT_EQ(plan.gzip_engine, GzipEngine::kIsal) << zip;
+		r.compression_level = 6;
+		plan = ValidateRequest(r);
+		EXPECT_EQ(plan.gzip_engine, GzipEngine::kZlib) << zip;
+		EXPECT_EQ(plan.gzip_level, 6) << zip;
 	}
 }
 
@@ -893,10 +897,10 @@ TEST(ValidateTest, CompressionLevelWithoutGzip)
 	ExportRequest r = Valid();
 	r.compression_level = 6;
 	EXPECT_EQ(ValidateOutcome(r),
-	          Err(sqlstate::kInvalidParameterValue, "compression_level requires compression => 'gzip'"));
+	          Err(sqlstate::kInvalidParameterValue, "compression_level requires compression => 'gzip' or 'zip'"));
 	r.compression = "none";
 	EXPECT_EQ(ValidateOutcome(r),
-	          Err(sqlstate::kInvalidParameterValue, "compression_level requires compression => 'gzip'"));
+	          Err(sqlstate::kInvalidParameterValue, "compression_level requires compression => 'gzip' or 'zip'"));
 }
 
 TEST(ValidateTest, Dhis2Message)

@@ -615,6 +615,163 @@ TEST(WriterTest, JsonNullFieldsWithNullPointers)
 	EXPECT_NE(b.Doc({r}, true).find("\"value\":null,\"storedBy\":null"), std::string::npos);
 }
 
+/* ---- DXF2 XML (dhis2-xml-adx-format.md §2-3) ---- */
+
+const std::string kXmlRoot =
+    "<?xml version='1.0' encoding='UTF-8'?><dataValueSet xmlns=\"http://dhis2.org/schema/dxf/2.0\"";
+const std::string kXmlTimes = std::string(" created=\"") + kCreatedText + "\" lastUpdated=\"" + kCreatedText + "\"";
+
+TEST(XmlWriterTest, EmptyDocuments)
+{
+	for (const Style style : {Style::k243, Style::k242}) {
+		Direct xml(Options(Format::kXml, style));
+		EXPECT_EQ(xml.Doc({}), kXmlRoot + "/>");
+	}
+}
+
+TEST(XmlWriterTest, Xml243MembersAndOmissions)
+{
+	Direct d(Options(Format::kXml, Style::k243));
+	d.AddStandard();
+	Row full;
+	full.coc = full.aoc = 41;
+	full.value = "v";
+	full.stored_by = "s";
+	full.comment = "c";
+	full.last_updated = kUpdated;
+	full.followup = 1;
+	full.deleted = true;
+	Row sparse; /* NULL value, empty storedBy and comment, followup false: all left out */
+	sparse.value.reset();
+	sparse.stored_by = "";
+	sparse.comment = "";
+	sparse.followup = 0;
+	Row empty_value;
+	empty_value.value = "";
+	empty_value.stored_by.reset();
+	EXPECT_EQ(d.Doc({full, sparse, empty_value}),
+	          kXmlRoot +
+	              "><dataValue dataElement=\"f7n9E0hX8qk\" period=\"202401\" orgUnit=\"DiszpKrYNg8\" "
+	              "categoryOptionCombo=\"coc2\" attributeOptionCombo=\"aoc2\" value=\"v\" storedBy=\"s\" created=\"" +
+	              kCreatedText + "\" lastUpdated=\"" + kUpdatedText +
+	              "\" comment=\"c\" followUp=\"true\" deleted=\"true\"/>"
+	              "<dataValue dataElement=\"f7n9E0hX8qk\" period=\"202401\" orgUnit=\"DiszpKrYNg8\" "
+	              "categoryOptionCombo=\"HllvX50cXC0\" attributeOptionCombo=\"HllvX50cXC0\"" +
+	              kXmlTimes +
+	              "/><dataValue dataElement=\"f7n9E0hX8qk\" period=\"202401\" orgUnit=\"DiszpKrYNg8\" "
+	              "categoryOptionCombo=\"HllvX50cXC0\" attributeOptionCombo=\"HllvX50cXC0\" value=\"\"" +
+	              kXmlTimes + "/></dataValueSet>");
+}
+
+TEST(XmlWriterTest, Xml243HoistedExcludedAndNullIdentifiersLeftOut)
+{
+	DocumentOptions o = Options(Format::kXml, Style::k243);
+	o.omit_period = o.omit_org_unit = true;
+	o.exclude_default_aoc = true;
+	Direct d(o);
+	d.AddStandard();
+	d.Add(IdKind::kCategoryOptionCombo, 42, std::nullopt);
+	Row r;
+	r.coc = 42;
+	EXPECT_EQ(d.Doc({r}), kXmlRoot + "><dataValue dataElement=\"f7n9E0hX8qk\" value=\"12\" storedBy=\"admin\"" +
+	                          kXmlTimes + "/></dataValueSet>");
+}
+
+TEST(XmlWriterTest, Xml242EveryMemberFollowUpAlways)
+{
+	Direct d(Options(Format::kXml, Style::k242));
+	d.AddStandard();
+	d.Add(IdKind::kPeriod, 22, std::nullopt); /* TwoYearly: no ISO period, attribute absent */
+	Row nulls;
+	nulls.value.reset();
+	nulls.stored_by.reset();
+	nulls.followup = -1;
+	Row empties;
+	empties.pe = 22;
+	empties.value = "";
+	empties.stored_by = "";
+	empties.comment = "";
+	empties.followup = 1;
+	empties.deleted = true;
+	Row plain;
+	plain.followup = 0;
+	EXPECT_EQ(d.Doc({nulls, empties, plain}),
+	          kXmlRoot +
+	              "><dataValue dataElement=\"f7n9E0hX8qk\" period=\"202401\" orgUnit=\"DiszpKrYNg8\" "
+	              "categoryOptionCombo=\"HllvX50cXC0\" attributeOptionCombo=\"HllvX50cXC0\"" +
+	              kXmlTimes +
+	              " followUp=\"false\"/><dataValue dataElement=\"f7n9E0hX8qk\" orgUnit=\"DiszpKrYNg8\" "
+	              "categoryOptionCombo=\"HllvX50cXC0\" attributeOptionCombo=\"HllvX50cXC0\" value=\"\" storedBy=\"\"" +
+	              kXmlTimes +
+	              " comment=\"\" followUp=\"true\" deleted=\"true\"/><dataValue dataElement=\"f7n9E0hX8qk\" "
+	              "period=\"202401\" orgUnit=\"DiszpKrYNg8\" categoryOptionCombo=\"HllvX50cXC0\" "
+	              "attributeOptionCombo=\"HllvX50cXC0\" value=\"12\" storedBy=\"admin\"" +
+	              kXmlTimes + " followUp=\"false\"/></dataValueSet>");
+}
+
+TEST(XmlWriterTest, EscapingInTextsIdentifiersAndHeader)
+{
+	DocumentOptions o = Options(Format::kXml, Style::k243);
+	o.header = {{"dataSet", std::string("a&b")}, {"completeDate", std::nullopt}, {"orgUnit", std::string("<\"'>")}};
+	Direct d(o);
+	d.Add(IdKind::kDataElement, 10, "x\ty");
+	d.Add(IdKind::kPeriod, 20, "202401");
+	d.Add(IdKind::kOrgUnit, 30, "O'Brien > \u00e9");
+	d.Add(IdKind::kCategoryOptionCombo, 40, "c");
+	d.Add(IdKind::kAttributeOptionCombo, 40, "a");
+	Row r;
+	r.value = "\xf0\x9f\x98\x80";
+	r.stored_by = "\r\n";
+	r.comment = "Re-checked: 5 < 6 & \"ok\"\nsee register";
+	EXPECT_EQ(d.Doc({r}),
+	          "<?xml version='1.0' encoding='UTF-8'?><dataValueSet "
+	          "xmlns=\"http://dhis2.org/schema/dxf/2.0\" dataSet=\"a&amp;b\" orgUnit=\"&lt;&quot;'>\">"
+	          "<dataValue dataElement=\"x&#x9;y\" period=\"202401\" orgUnit=\"O'Brien > \u00e9\" "
+	          "categoryOptionCombo=\"c\" attributeOptionCombo=\"a\" value=\"\xf0\x9f\x98\x80\" "
+	          "storedBy=\"&#xd;&#xa;\"" +
+	              kXmlTimes +
+	              " comment=\"Re-checked: 5 &lt; 6 &amp; &quot;ok&quot;&#xa;see register\"/></dataValueSet>");
+}
+
+TEST(XmlWriterTest, CharactersXmlCannotCarryBecomeReplacementCharacters)
+{
+	DocumentOptions o = Options(Format::kXml, Style::k242);
+	o.header = {{"orgUnit", std::string("\xef\xbf\xbe")}};
+	Direct d(o);
+	d.Add(IdKind::kDataElement, 10, "bell\x07");
+	d.Add(IdKind::kPeriod, 20, "202401");
+	d.Add(IdKind::kOrgUnit, 30, "o");
+	d.Add(IdKind::kCategoryOptionCombo, 40, "c");
+	d.Add(IdKind::kAttributeOptionCombo, 40, "a");
+	Row r;
+	r.value = "\x01\x1f";
+	r.stored_by.reset();
+	EXPECT_EQ(d.Doc({r}), kXmlRoot +
+	                          " orgUnit=\"\xef\xbf\xbd\"><dataValue dataElement=\"bell\xef\xbf\xbd\" "
+	                          "period=\"202401\" orgUnit=\"o\" categoryOptionCombo=\"c\" "
+	                          "attributeOptionCombo=\"a\" value=\"\xef\xbf\xbd\xef\xbf\xbd\"" +
+	                          kXmlTimes + " followUp=\"false\"/></dataValueSet>");
+}
+
+TEST(XmlWriterTest, LargeTextsFitTheReservation)
+{
+	for (const Style style : {Style::k243, Style::k242}) {
+		Direct d(Options(Format::kXml, style));
+		d.Add(IdKind::kDataElement, 10, std::string(3000, '"'));
+		d.Add(IdKind::kPeriod, 20, "202401");
+		d.Add(IdKind::kOrgUnit, 30, std::string(3000, '&'));
+		d.Add(IdKind::kCategoryOptionCombo, 40, "c");
+		d.Add(IdKind::kAttributeOptionCombo, 40, "a");
+		Row r;
+		r.value = std::string(50000, '"');
+		r.stored_by = std::string(50000, '\t');
+		r.comment = std::string(50000, '<');
+		const std::string doc = d.Doc({r, r});
+		EXPECT_NE(doc.find(std::string(" comment=\"") + "&lt;&lt;"), std::string::npos);
+		EXPECT_EQ(doc.size() > 2 * 50000 * 6, true);
+	}
+}
+
 /* ---- PrepareDocument: header and hoisting rules, from the request ---- */
 
 Identifier
@@ -1243,6 +1400,132 @@ TEST(DocumentPlanTest, MapsResolveEveryObject)
 	row.coc = 41;
 	const std::string out = Render(doc, {row});
 	EXPECT_NE(out.find("{\"dataElement\":\"de2\",\"categoryOptionCombo\":\"coc2\","), std::string::npos) << out;
+}
+
+/* ---- DXF2 XML from the request: dhis2-xml-adx-format.md §6.1-6.2 ---- */
+
+/* §6.1's two values: the second has a later lastUpdated, a comment and followup true. */
+std::vector<Row>
+XmlExampleRows(int8_t first_followup)
+{
+	Row a;
+	a.followup = first_followup;
+	Row b;
+	b.de = 12;
+	b.value = "14";
+	b.last_updated = DaysFromCivil(2024, 2, 4) * kMicrosPerDay + INT64_C(32400000000);
+	b.comment = "Re-checked: 5 < 6 & \"ok\"\nsee register";
+	b.followup = 1;
+	return {a, b};
+}
+
+ResolvedMetadata
+XmlExampleMetadata()
+{
+	ResolvedMetadata m = ExampleMetadata();
+	m.objects[static_cast<size_t>(IdKind::kDataElement)].push_back(Obj(12, "Ix2HsbDMLea"));
+	m.complete_date = "2024-02-05T08:00:00.000+0000";
+	return m;
+}
+
+TEST(DocumentPlanTest, DocExampleXml242)
+{
+	ExportRequest r = ExampleRequest();
+	r.format = Format::kXml;
+	r.style = "2.42";
+	PreparedDocument doc = Prepare(r, XmlExampleMetadata());
+	EXPECT_EQ(
+	    Render(doc, XmlExampleRows(-1)),
+	    "<?xml version='1.0' encoding='UTF-8'?><dataValueSet xmlns=\"http://dhis2.org/schema/dxf/2.0\" "
+	    "dataSet=\"pBOMPrpg1QX\" completeDate=\"2024-02-05T08:00:00.000+0000\" period=\"202401\" "
+	    "orgUnit=\"DiszpKrYNg8\"><dataValue dataElement=\"f7n9E0hX8qk\" period=\"202401\" orgUnit=\"DiszpKrYNg8\" "
+	    "categoryOptionCombo=\"HllvX50cXC0\" attributeOptionCombo=\"HllvX50cXC0\" value=\"12\" storedBy=\"admin\" "
+	    "created=\"2024-02-03T10:11:12.123+0000\" lastUpdated=\"2024-02-03T10:11:12.123+0000\" followUp=\"false\"/>"
+	    "<dataValue dataElement=\"Ix2HsbDMLea\" period=\"202401\" orgUnit=\"DiszpKrYNg8\" "
+	    "categoryOptionCombo=\"HllvX50cXC0\" attributeOptionCombo=\"HllvX50cXC0\" value=\"14\" storedBy=\"admin\" "
+	    "created=\"2024-02-03T10:11:12.123+0000\" lastUpdated=\"2024-02-04T09:00:00.000+0000\" "
+	    "comment=\"Re-checked: 5 &lt; 6 &amp; &quot;ok&quot;&#xa;see register\" followUp=\"true\"/></dataValueSet>");
+}
+
+TEST(DocumentPlanTest, DocExampleXml243KeepsTheIsoHeaderPeriod)
+{
+	/* DHIS2 2.43 writes period="2024-01-01/P1M" here; we keep the ISO period (README, differences). */
+	ExportRequest r = ExampleRequest();
+	r.format = Format::kXml;
+	PreparedDocument doc = Prepare(r, XmlExampleMetadata());
+	EXPECT_EQ(
+	    Render(doc, XmlExampleRows(-1)),
+	    "<?xml version='1.0' encoding='UTF-8'?><dataValueSet xmlns=\"http://dhis2.org/schema/dxf/2.0\" "
+	    "dataSet=\"pBOMPrpg1QX\" period=\"202401\" orgUnit=\"DiszpKrYNg8\"><dataValue dataElement=\"f7n9E0hX8qk\" "
+	    "categoryOptionCombo=\"HllvX50cXC0\" attributeOptionCombo=\"HllvX50cXC0\" value=\"12\" storedBy=\"admin\" "
+	    "created=\"2024-02-03T10:11:12.123+0000\" lastUpdated=\"2024-02-03T10:11:12.123+0000\"/>"
+	    "<dataValue dataElement=\"Ix2HsbDMLea\" categoryOptionCombo=\"HllvX50cXC0\" "
+	    "attributeOptionCombo=\"HllvX50cXC0\" value=\"14\" storedBy=\"admin\" "
+	    "created=\"2024-02-03T10:11:12.123+0000\" lastUpdated=\"2024-02-04T09:00:00.000+0000\" "
+	    "comment=\"Re-checked: 5 &lt; 6 &amp; &quot;ok&quot;&#xa;see register\" followUp=\"true\"/></dataValueSet>");
+}
+
+TEST(DocumentPlanTest, DocExampleXmlMulti)
+{
+	/* §6.2: dates and children, one data set; the second row is deleted with a NULL value and empty texts. */
+	ExportRequest r;
+	r.format = Format::kXml;
+	r.data_set = {"pBOMPrpg1QX"};
+	r.start_date = DaysFromCivil(2024, 1, 1);
+	r.end_date = DaysFromCivil(2024, 2, 29);
+	r.org_unit = {"DiszpKrYNg8"};
+	r.children = true;
+	r.include_deleted = true;
+	ResolvedMetadata m = ExampleMetadata();
+	m.single_org_unit_id.reset();
+	m.objects[static_cast<size_t>(IdKind::kOrgUnit)].push_back(Obj(32, "FNnj3jKGS7i"));
+	Row a;
+	a.followup = 0;
+	Row b;
+	b.pe = 21;
+	b.ou = 32;
+	b.value.reset();
+	b.stored_by = "";
+	b.comment = "";
+	b.last_updated = DaysFromCivil(2024, 2, 4) * kMicrosPerDay + INT64_C(32400000000);
+	b.deleted = true;
+	const std::string second_242 =
+	    "<dataValue dataElement=\"f7n9E0hX8qk\" period=\"202402\" orgUnit=\"FNnj3jKGS7i\" "
+	    "categoryOptionCombo=\"HllvX50cXC0\" attributeOptionCombo=\"HllvX50cXC0\" storedBy=\"\" "
+	    "created=\"2024-02-03T10:11:12.123+0000\" lastUpdated=\"2024-02-04T09:00:00.000+0000\" comment=\"\" "
+	    "followUp=\"false\" deleted=\"true\"/>";
+	const std::string first =
+	    "<dataValue dataElement=\"f7n9E0hX8qk\" period=\"202401\" orgUnit=\"DiszpKrYNg8\" "
+	    "categoryOptionCombo=\"HllvX50cXC0\" attributeOptionCombo=\"HllvX50cXC0\" value=\"12\" storedBy=\"admin\" "
+	    "created=\"2024-02-03T10:11:12.123+0000\" lastUpdated=\"2024-02-03T10:11:12.123+0000\"";
+	PreparedDocument d243 = Prepare(r, m);
+	EXPECT_EQ(Render(d243, {a, b}),
+	          "<?xml version='1.0' encoding='UTF-8'?><dataValueSet xmlns=\"http://dhis2.org/schema/dxf/2.0\" "
+	          "dataSet=\"pBOMPrpg1QX\">" +
+	              first +
+	              "/><dataValue dataElement=\"f7n9E0hX8qk\" period=\"202402\" orgUnit=\"FNnj3jKGS7i\" "
+	              "categoryOptionCombo=\"HllvX50cXC0\" attributeOptionCombo=\"HllvX50cXC0\" "
+	              "created=\"2024-02-03T10:11:12.123+0000\" lastUpdated=\"2024-02-04T09:00:00.000+0000\" "
+	              "deleted=\"true\"/></dataValueSet>");
+	r.style = "2.42";
+	PreparedDocument d242 = Prepare(r, m);
+	EXPECT_EQ(Render(d242, {a, b}), "<?xml version='1.0' encoding='UTF-8'?><dataValueSet "
+	                                "xmlns=\"http://dhis2.org/schema/dxf/2.0\">" +
+	                                    first + " followUp=\"false\"/>" + second_242 + "</dataValueSet>");
+}
+
+TEST(DocumentPlanTest, XmlIdSchemeHeaderAttributes)
+{
+	ExportRequest r = ExampleRequest();
+	r.format = Format::kXml;
+	r.id_scheme = "code";
+	ResolvedMetadata m = ExampleMetadata();
+	PreparedDocument doc = Prepare(r, m);
+	const std::string xml = Render(doc, {});
+	EXPECT_EQ(xml, "<?xml version='1.0' encoding='UTF-8'?><dataValueSet xmlns=\"http://dhis2.org/schema/dxf/2.0\" "
+	               "dataSet=\"pBOMPrpg1QX\" period=\"202401\" orgUnit=\"DiszpKrYNg8\" dataSetIdScheme=\"CODE\" "
+	               "dataElementIdScheme=\"CODE\" orgUnitIdScheme=\"CODE\" categoryOptionComboIdScheme=\"CODE\" "
+	               "attributeOptionComboIdScheme=\"CODE\" categoryIdScheme=\"CODE\" categoryOptionIdScheme=\"CODE\"/>");
 }
 
 } // namespace
