@@ -4,7 +4,7 @@
 # Sets up (packages, build, install, throwaway cluster), builds the Sierra Leone-shaped demo
 # database (demo/create_demo_db.sh, 1M values by default; reused when it already exists),
 # then exports every data set, 24 months, the whole country, the way a DHIS2 implementer
-# would: JSON, CSV and gzip JSON through `psql \copy` into files under demo/out/. Prints
+# would: JSON, CSV, gzip JSON, XML and zip CSV through `psql \copy` into files under demo/out/. Prints
 # values, bytes, seconds and microseconds per value for each, next to native
 # COPY (...) TO STDOUT (FORMAT csv) of the same rows, measured in the same run.
 #
@@ -70,6 +70,8 @@ echo "|------------------------------|-----------:|---------------:|--------:|--
 run "JSON (datavalue_export)" "$OUT/dataValues.json" "SELECT export_datavalues_json($ARGS)"
 run "CSV (datavalue_export)" "$OUT/dataValues.csv" "SELECT export_datavalues_csv($ARGS)"
 run "gzip JSON (datavalue_export)" "$OUT/dataValues.json.gz" "SELECT export_datavalues_json($ARGS, compression => 'gzip')"
+run "XML (datavalue_export)" "$OUT/dataValues.xml" "SELECT export_datavalues_xml($ARGS)"
+run "zip CSV (datavalue_export)" "$OUT/dataValues.csv.zip" "SELECT export_datavalues_csv($ARGS, compression => 'zip')"
 run "native COPY CSV (same rows)" "$OUT/native.csv" "$NATIVE"
 echo
 python3 -m json.tool "$OUT/dataValues.json" >/dev/null && echo "dataValues.json parses as JSON"
