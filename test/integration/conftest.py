@@ -109,6 +109,8 @@ def demo_dbs():
             conn = dve.connect(dbname)
             with conn.cursor() as cur:
                 cur.execute("CREATE EXTENSION IF NOT EXISTS datavalue_export")
+                # a reused database may hold an older version of the extension
+                cur.execute("ALTER EXTENSION datavalue_export UPDATE")
             conn.close()
         with admin.cursor() as cur:
             cur.execute("SELECT pg_advisory_unlock(hashtext('datavalue_export integration demo dbs'))")

@@ -18,6 +18,7 @@ Waits on the server's state are polls bounded only as a guard against hangs (60 
 SPDX-License-Identifier: PostgreSQL
 """
 import contextlib
+import gzip
 import threading
 import time
 
@@ -98,6 +99,36 @@ def _waiting_on_datavalue(observer, pid):
           (pid,), lambda row: row[0] > 0)
 
 
+def _cancel_while_waiting_inside(conn, dbname, run, during=None):
+    """Run run() on conn in a thread while datavalue is locked, wait until the backend waits for
+    that lock inside the export, call during(pid) if given, cancel it; returns the errors run raised."""
+    pid = _pid(conn)
+    observer = dve.connect(dbname)
+    errors = []
+
+    def export():
+        try:
+            run()
+        except psycopg2.Error as e:
+            errors.append(e)
+
+    try:
+        with _datavalue_locked(dbname):
+            worker = threading.Thread(target=export)
+            worker.start()
+            _waiting_on_datavalue(observer, pid)
+            if during is not None:
+                during(pid)
+            with observer.cursor() as cur:
+                cur.execute("SELECT pg_cancel_backend(%s)", (pid,))
+                assert cur.fetchone()[0] is True
+            worker.join(HANG_GUARD_S)
+            assert not worker.is_alive(), "the export did not react to the cancel"
+    finally:
+        observer.close()
+    return errors
+
+
 def _run_export(conn, form, params):
     """The export as COPY into a byte counter, or as a plain SELECT (count of chunks)."""
     if form == "copy":
@@ -136,28 +167,7 @@ def test_statement_timeout_interrupts_an_export_inside_its_query(fresh_conn, db2
 
 @pytest.mark.parametrize("form", ["copy", "select"])
 def test_pg_cancel_backend_interrupts_an_export_waiting_inside_its_query(fresh_conn, db243, demo_request, form):
-    pid = _pid(fresh_conn)
-    observer = dve.connect(db243)
-    errors = []
-
-    def export():
-        try:
-            _run_export(fresh_conn, form, demo_request)
-        except psycopg2.Error as e:
-            errors.append(e)
-
-    try:
-        with _datavalue_locked(db243):
-            worker = threading.Thread(target=export)
-            worker.start()
-            _waiting_on_datavalue(observer, pid)
-            with observer.cursor() as cur:
-                cur.execute("SELECT pg_cancel_backend(%s)", (pid,))
-                assert cur.fetchone()[0] is True
-            worker.join(HANG_GUARD_S)
-            assert not worker.is_alive(), "the export did not react to the cancel"
-    finally:
-        observer.close()
+    errors = _cancel_while_waiting_inside(fresh_conn, db243, lambda: _run_export(fresh_conn, form, demo_request))
     assert len(errors) == 1, "the export finished instead of being cancelled"
     assert errors[0].pgcode == "57014", errors[0].pgerror
     assert "user request" in errors[0].pgerror
@@ -283,31 +293,16 @@ def test_cancelling_a_gzip_export_stops_its_compression_thread(fresh_conn, db243
     """gzip compresses on a second thread of the backend. Cancelled while the export waits inside
     its query (the thread is running by then), the backend is back to one thread, and the next
     gzip export is whole."""
-    pid = _pid(fresh_conn)
-    observer = dve.connect(db243)
-    errors = []
     params = dict(demo_request, compression="gzip", **engine)
+    pid = _pid(fresh_conn)
 
-    def export():
-        try:
-            _copy(fresh_conn, BlockingSink(lambda: None), **params)
-        except psycopg2.Error as e:
-            errors.append(e)
+    def thread_running(backend):
+        assert _backend_threads(backend) == 2, "no compression thread while the gzip export runs"
 
-    try:
-        with _datavalue_locked(db243):
-            worker = threading.Thread(target=export)
-            worker.start()
-            _waiting_on_datavalue(observer, pid)
-            assert _backend_threads(pid) == 2, "no compression thread while the gzip export runs"
-            with observer.cursor() as cur:
-                cur.execute("SELECT pg_cancel_backend(%s)", (pid,))
-            worker.join(HANG_GUARD_S)
-            assert not worker.is_alive()
-    finally:
-        observer.close()
+    errors = _cancel_while_waiting_inside(fresh_conn, db243,
+                                          lambda: _copy(fresh_conn, BlockingSink(lambda: None), **params),
+                                          during=thread_running)
     assert len(errors) == 1 and errors[0].pgcode == "57014"
     assert _backend_threads(pid) == 1
-    import gzip as _gzip
-    _gzip.decompress(dve.copy_bytes(fresh_conn, "json", **params))
+    gzip.decompress(dve.copy_bytes(fresh_conn, "json", **params))
     assert _backend_threads(pid) == 1

@@ -6,12 +6,25 @@ test/integration/test_midstream_error.py
     a data value whose created timestamp is infinite, which DHIS2 never stores.
 SPDX-License-Identifier: PostgreSQL
 """
+import gzip
 import io
+import zlib
 
 import psycopg2
 import pytest
 
 import dve
+
+
+def _break_last_demo_value(cur):
+    """The physically last value of the demo export gets an infinite created timestamp (in the
+    caller's transaction): in an unordered export it comes after several 256 kB messages."""
+    cur.execute("""UPDATE datavalue SET created = 'infinity'
+                   WHERE ctid = (SELECT max(dv.ctid) FROM datavalue dv
+                                 JOIN period pe ON pe.periodid = dv.periodid
+                                 WHERE NOT dv.deleted AND pe.startdate >= %s AND pe.enddate <= %s)""",
+                (dve.DEMO_START, dve.DEMO_END))
+    assert cur.rowcount == 1
 
 
 @pytest.mark.parametrize("order", ["none", None])
@@ -23,14 +36,7 @@ def test_error_mid_stream_leaves_an_incomplete_document(fresh_conn, demo_request
     assert fresh_conn.autocommit  # the BEGIN below makes the change undoable
     with fresh_conn.cursor() as cur:
         cur.execute("BEGIN")
-        # The physically last value of the demo: in an unordered export it comes after
-        # several 256 kB messages have been sent.
-        cur.execute("""UPDATE datavalue SET created = 'infinity'
-                       WHERE ctid = (SELECT max(dv.ctid) FROM datavalue dv
-                                     JOIN period pe ON pe.periodid = dv.periodid
-                                     WHERE NOT dv.deleted AND pe.startdate >= %s AND pe.enddate <= %s)""",
-                    (dve.DEMO_START, dve.DEMO_END))
-        assert cur.rowcount == 1
+        _break_last_demo_value(cur)
         with pytest.raises(psycopg2.Error) as err:
             cur.copy_expert("COPY (SELECT %s) TO STDOUT" % dve.call("json", **request), buf)
     assert err.value.pgcode == "22008"
@@ -48,19 +54,13 @@ def test_error_mid_stream_leaves_an_incomplete_document(fresh_conn, demo_request
 def test_error_mid_stream_of_a_gzip_export_stops_the_compression_thread(fresh_conn, demo_request):
     """The same failing row in an unordered gzip export: the error arrives while the compression
     thread holds buffers; the backend is back to one thread and the stream is not a whole member."""
-    import gzip
-    import zlib
     with fresh_conn.cursor() as cur:
         cur.execute("SELECT pg_backend_pid()")
         pid = cur.fetchone()[0]
     buf = io.BytesIO()
     with fresh_conn.cursor() as cur:
         cur.execute("BEGIN")
-        cur.execute("""UPDATE datavalue SET created = 'infinity'
-                       WHERE ctid = (SELECT max(dv.ctid) FROM datavalue dv
-                                     JOIN period pe ON pe.periodid = dv.periodid
-                                     WHERE NOT dv.deleted AND pe.startdate >= %s AND pe.enddate <= %s)""",
-                    (dve.DEMO_START, dve.DEMO_END))
+        _break_last_demo_value(cur)
         with pytest.raises(psycopg2.Error) as err:
             cur.copy_expert("COPY (SELECT %s) TO STDOUT"
                             % dve.call("json", order="none", compression="gzip", **demo_request), buf)
