@@ -7,7 +7,7 @@
 #   make check-all                  everything the README's test command runs (see test/run_all.sh)
 
 EXTENSION = datavalue_export
-EXTVERSION = 1.0
+EXTVERSION = 1.1
 MODULE_big = datavalue_export
 
 CORE_SOURCES = $(sort $(wildcard src/core/*.cpp))

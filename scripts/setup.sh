@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
 	postgresql-15 postgresql-client-15 postgresql-server-dev-15 libkrb5-dev
 	zlib1g-dev libisal-dev g++ make cmake libgtest-dev libbenchmark-dev clang-format
-	python3 python3-psycopg2 python3-pytest openjdk-17-jdk-headless libpostgresql-jdbc-java
+	python3 python3-psycopg2 python3-pytest python3-lxml openjdk-17-jdk-headless libpostgresql-jdbc-java
 )
 
 missing=()

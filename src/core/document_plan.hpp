@@ -31,6 +31,7 @@ struct Identifier {
 	std::optional<std::string> text;
 	bool is_default = false; /* the default category option combo */
 	std::string uid;         /* for messages about the object */
+	IdentifierDetail detail; /* ADX: category pairs of option combos, value type of data elements */
 };
 
 struct ResolvedMetadata {
@@ -58,6 +59,8 @@ struct ResolvedMetadata {
 	 * has no encoding and is left out of the header.
 	 */
 	bool result_is_empty = false;
+	/* ADX: the root's exported attribute (the transaction start, xs:dateTime in UTC). */
+	std::string exported;
 };
 
 struct PreparedDocument {

@@ -24,7 +24,7 @@
 namespace datavalue_export::core {
 
 /* Output document format; each has one writer (core/writer_<format>.cpp, MakeWriter). */
-enum class Format { kJson, kCsv };
+enum class Format { kJson, kCsv, kAdx };
 
 /* The DHIS2 version whose output shape is reproduced. */
 enum class Style { k243, k242 };
@@ -56,6 +56,19 @@ struct DataValueRow {
 	int64_t last_updated; /* idem */
 	int8_t followup;      /* -1 = NULL, 0 = false, 1 = true */
 	bool deleted;
+};
+
+/* ADX: one category -> option pair of an option combo, each under its output id scheme (nullopt = none). */
+struct CategoryPair {
+	std::optional<std::string> category;
+	std::optional<std::string> option;
+	std::string category_name; /* for messages */
+};
+
+/* What a format may need about an identifier beyond its text (ADX: category pairs, value type). */
+struct IdentifierDetail {
+	std::vector<CategoryPair> categories; /* option combos, in the combo's category order */
+	bool non_numeric = false;             /* data elements: value type outside ValueType.NUMERIC_TYPES */
 };
 
 struct ExportRequest {
@@ -104,6 +117,8 @@ struct ExportRequest {
 	std::optional<std::string> category_option_combo_id_scheme;
 	std::optional<std::string> attribute_option_combo_id_scheme;
 	std::optional<std::string> data_set_id_scheme;
+	std::optional<std::string> category_id_scheme;        /* ADX only */
+	std::optional<std::string> category_option_id_scheme; /* ADX only */
 
 	/* Input id schemes, raw text: UID, CODE, NAME (case-insensitive). */
 	std::optional<std::string> input_id_scheme;

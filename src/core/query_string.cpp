@@ -449,12 +449,15 @@ BindFormat(ExportRequest &request, const std::string &value)
 		request.format = Format::kJson;
 	else if (EqualsIgnoreCase(value, "csv"))
 		request.format = Format::kCsv;
-	/* "adx xml" is adx+xml with the '+' decoded as a space; the intent is clear either way. */
-	else if (EqualsIgnoreCase(value, "xml") || EqualsIgnoreCase(value, "adx+xml") || EqualsIgnoreCase(value, "adx xml"))
+	/* ADX: DHIS2's adx+xml (sent as adx%2Bxml), "adx xml" (the '+' decoded as a space) and plain adx. */
+	else if (EqualsIgnoreCase(value, "adx") || EqualsIgnoreCase(value, "adx+xml") || EqualsIgnoreCase(value, "adx xml"))
+		request.format = Format::kAdx;
+	else if (EqualsIgnoreCase(value, "xml"))
 		throw Error(sqlstate::kFeatureNotSupported, "format \"" + value + "\" is not supported",
-		            "This extension writes the JSON and CSV export formats only.", "Use format=json or format=csv.");
+		            "This extension writes the JSON, CSV and ADX export formats.",
+		            "Use format=json, format=csv or format=adx.");
 	else
-		ThrowInvalidValue(sqlstate::kInvalidParameterValue, "format", value, "Valid values are: json, csv.");
+		ThrowInvalidValue(sqlstate::kInvalidParameterValue, "format", value, "Valid values are: json, csv, adx.");
 }
 
 void

@@ -1,6 +1,6 @@
 /*
  * src/pg/entry_points.cpp
- *	  SQL entry points: export_datavalues_json, export_datavalues_csv, export_datavalues, and
+ *	  SQL entry points: export_datavalues_json, _csv, _adx, export_datavalues, and
  *	  _PG_init (the sort_run_memory setting, the COPY command tag hook).
  *
  * Each call runs the pipeline of export_session.hpp: read the arguments into a core
@@ -107,7 +107,7 @@ Datum
 ExportWithArguments(FunctionCallInfo fcinfo, core::Format format)
 {
 	ExportSession *session = BeginSession(fcinfo);
-	ReadArguments(fcinfo, &session->state->request);
+	ReadArguments(fcinfo, format, &session->state->request);
 	session->state->request.format = format;
 	RunExport(fcinfo, session);
 	EndSession(session);
@@ -128,6 +128,11 @@ DVE_PG_FUNCTION(datavalue_export_json)
 DVE_PG_FUNCTION(datavalue_export_csv)
 {
 	return pg::ExportWithArguments(fcinfo, core::Format::kCsv);
+}
+
+DVE_PG_FUNCTION(datavalue_export_adx)
+{
+	return pg::ExportWithArguments(fcinfo, core::Format::kAdx);
 }
 
 /* export_datavalues(query text): a DHIS2 request's query string, verbatim. */

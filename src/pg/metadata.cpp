@@ -14,6 +14,7 @@
  */
 #include <algorithm>
 
+#include "core/adx_period.hpp"
 #include "core/period.hpp"
 #include "core/timestamp.hpp"
 /* Core headers first: they refuse to follow PostgreSQL headers. */
@@ -21,8 +22,6 @@
 #include "pg/boundary.hpp"
 
 namespace datavalue_export::pg {
-
-namespace {
 
 using core::IdKind;
 using core::IdScheme;
@@ -45,6 +44,8 @@ IdentifierSql(const IdScheme &scheme)
 	}
 	return pstrdup("t.uid");
 }
+
+namespace {
 
 Datum
 TextArray(const std::vector<std::string> &values)
@@ -198,12 +199,27 @@ ResolveDataSetsAndElements(ExportState *state)
 
 	std::vector<int64_t> *element_ids = &state->filters.data_element_ids;
 	ResolveKeys(kDataElement, plan.input_data_element_scheme, fallback, request.data_element, element_ids);
-	if (!data_set_ids->empty()) {
+	if (state->plan.request.format == core::Format::kAdx) {
+		/*
+		 * ADX exports data sets only (2.43 validates dataElement and dataElementGroup, then
+		 * ignores them): each data set's elements, queried one data set at a time.
+		 */
+		DVE_CORE(element_ids->clear(); state->scratch.data_set_elements.clear());
+		std::vector<int64_t> *one = &state->scratch.ids;
+		for (const core::Identifier &data_set : state->metadata.data_sets) {
+			DVE_CORE(state->scratch.data_set_elements.emplace_back(); one->assign(1, data_set.id));
+			AppendMemberIds("SELECT DISTINCT dse.dataelementid FROM datasetelement dse WHERE dse.datasetid "
+			                "OPERATOR(pg_catalog.=) ANY($1)",
+			                *one, &state->scratch.data_set_elements.back());
+			DVE_CORE(element_ids->insert(element_ids->end(), state->scratch.data_set_elements.back().begin(),
+			                             state->scratch.data_set_elements.back().end()));
+		}
+	} else if (!data_set_ids->empty()) {
 		AppendMemberIds("SELECT DISTINCT dataelementid FROM datasetelement WHERE datasetid = ANY($1)", *data_set_ids,
 		                element_ids);
 	}
 
-	if (!request.data_element_group.empty()) {
+	if (!request.data_element_group.empty() && state->plan.request.format != core::Format::kAdx) {
 		std::vector<int64_t> *group_ids = &state->scratch.ids;
 		DVE_CORE(group_ids->clear());
 		ResolveKeys(kDataElementGroup, plan.input_data_element_group_scheme, fallback, request.data_element_group,
@@ -340,7 +356,17 @@ ResolvePeriods(ExportState *state)
 		const bool computed = !state->scratch.has_period_iso_column;
 		DVE_CORE({
 			std::optional<std::string> iso;
-			if (!computed)
+			if (state->plan.request.format == core::Format::kAdx) {
+				/* ADX notation: start date and the type's duration (2.43 labels give the type, 2.42 names it). */
+				std::optional<core::PeriodType> type;
+				if (!computed && label != nullptr) {
+					if (const auto period = core::ParseIsoPeriod(label))
+						type = period->type;
+				} else if (label != nullptr)
+					type = core::PeriodTypeFromName(label);
+				if (type)
+					iso = core::AdxPeriod(*type, start);
+			} else if (!computed)
 				iso = label;
 			else if (label != nullptr) {
 				/* 2.42: the ISO text is derived from type and start (TwoYearly has none: null). */
@@ -505,6 +531,8 @@ ResolveMetadata(ExportSession *session)
 	ResolvePeriods(state);
 	ResolveOptionCombos(state);
 	ResolveCompleteDate(state);
+	if (state->plan.request.format == core::Format::kAdx)
+		ResolveAdxMetadata(state);
 	MarkCompleteFilterSets(state);
 	ProfileDataValues(session);
 	DVE_CORE(state->document = core::PrepareDocument(state->plan, state->metadata));
