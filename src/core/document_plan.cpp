@@ -172,6 +172,21 @@ CheckIdentifiersDefined(const ExportPlan &plan, const ResolvedMetadata &metadata
 	}
 }
 
+void
+CheckAdxDataSetsDefined(const ExportPlan &plan, const ResolvedMetadata &metadata)
+{
+	/* E8200 (2.43): every data set is a group attribute; 2.42 leaves a missing one out. */
+	if (plan.style != Style::k243)
+		return;
+	for (const Identifier &data_set : metadata.data_sets)
+		if (!data_set.text)
+			throw Error(sqlstate::kNullValueNotAllowed,
+			            Dhis2Message("E8200", "Export as " + SchemeForMessage(plan.data_set_scheme) +
+			                                      " not possible as the property is undefined for data set: `" +
+			                                      data_set.uid + "`"),
+			            "", "Give the data set a value for the property, or export with a different id scheme.");
+}
+
 PreparedDocument
 PrepareDocument(const ExportPlan &plan, const ResolvedMetadata &metadata)
 {
@@ -181,16 +196,9 @@ PrepareDocument(const ExportPlan &plan, const ResolvedMetadata &metadata)
 	options.exclude_default_coc = plan.request.exclude_default_coc;
 	options.exclude_default_aoc = plan.request.exclude_default_aoc;
 	if (options.format == Format::kAdx) {
-		for (const Identifier &data_set : metadata.data_sets) {
-			/* E8200 (2.43): every data set is a group attribute; 2.42 leaves it out. */
-			if (!data_set.text && plan.style == Style::k243)
-				throw Error(sqlstate::kNullValueNotAllowed,
-				            Dhis2Message("E8200", "Export as " + SchemeForMessage(plan.data_set_scheme) +
-				                                      " not possible as the property is undefined for data set: `" +
-				                                      data_set.uid + "`"),
-				            "", "Give the data set a value for the property, or export with a different id scheme.");
+		CheckAdxDataSetsDefined(plan, metadata);
+		for (const Identifier &data_set : metadata.data_sets)
 			options.data_sets.push_back(data_set.text);
-		}
 		options.exported = metadata.exported;
 	}
 	if (CarriesHeader(options.format)) {

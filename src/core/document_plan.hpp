@@ -78,4 +78,7 @@ PreparedDocument PrepareDocument(const ExportPlan &plan, const ResolvedMetadata 
 void CheckIdentifiersDefined(const ExportPlan &plan, const ResolvedMetadata &metadata,
                              const std::vector<int64_t> (&used_undefined)[kIdKindCount]);
 
+/* ADX 2.43 refuses a requested data set without a value under its scheme (E8200). */
+void CheckAdxDataSetsDefined(const ExportPlan &plan, const ResolvedMetadata &metadata);
+
 } // namespace datavalue_export::core

@@ -155,6 +155,8 @@ LoadCategoryPairs(ExportState *state, const char *schema)
 void
 ResolveAdxMetadata(ExportState *state)
 {
+	/* E8200 comes before the identifier checks of the values (E8201-E8204). */
+	DVE_CORE(core::CheckAdxDataSetsDefined(state->plan, state->metadata));
 	const char *schema = DataValueSchema();
 	MarkNonNumericElements(state, schema);
 	LoadCategoryPairs(state, schema);
