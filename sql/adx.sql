@@ -35,6 +35,11 @@ SELECT adx(string_agg(c, '')) FROM export_datavalues(
        '&attributeOptionCombo=DonorAaoc01') c;
 SELECT adx(string_agg(c, '')) FROM export_datavalues('dataSet=DS_POP&period=2023&orgUnit=ImspTQPwCqd&children=true'
        '&idScheme=UID&format=adx') c;
+-- unfoldOptionCombos=true is ADX's own default shape; false (combo ids) is refused.
+SELECT adx(string_agg(c, '')) FROM export_datavalues('dataSet=DS_POP&period=2023&orgUnit=OU_193190'
+       '&idScheme=UID&format=adx&unfoldOptionCombos=true') c;
+-- ERROR
+SELECT export_datavalues('dataSet=DS_POP&period=2023&orgUnit=OU_193190&idScheme=UID&format=adx&unfoldOptionCombos=false');
 -- ERROR: JSON and CSV refuse the category schemes.
 SELECT export_datavalues('dataSet=pBOMPrpg1QX&period=202401&orgUnit=DiszpKrYNg8&categoryIdScheme=CODE');
 

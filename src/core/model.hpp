@@ -109,6 +109,8 @@ struct ExportRequest {
 
 	bool exclude_default_coc = false;
 	bool exclude_default_aoc = false;
+	/* unfoldOptionCombos, query string only: ADX needs true (its default), JSON and CSV false. */
+	std::optional<bool> unfold_option_combos;
 
 	/* Output id schemes, raw text: UID, CODE, NAME, ATTRIBUTE:<uid> (case-insensitive). */
 	std::optional<std::string> id_scheme;

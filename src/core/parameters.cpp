@@ -70,8 +70,8 @@ QueryOnly(std::string_view query, ParamType type, const char *why = nullptr)
 	return p;
 }
 
-constexpr const char *kUnfoldWhy =
-    "DHIS2 writes option combos as category-to-option objects with it; this extension writes option combo ids only.";
+constexpr const char *kUnfoldWhy = "DHIS2 writes option combos as category-to-option objects with it; this extension "
+                                   "writes option combo ids only, except in ADX, which always unfolds.";
 
 /* An ADX-only SQL parameter: the category attribute schemes (DHIS2 uses them for ADX and unfolded combos). */
 constexpr Parameter

@@ -716,6 +716,13 @@ TEST(QueryStringTest, UnsupportedParametersThatAskForNothing)
 {
 	/* unfoldOptionCombos=false asks for the default shape; empty values are "not given". */
 	EXPECT_NO_THROW(ParseQueryString("unfoldOptionCombos=false"));
+	/* ADX always unfolds: true is its default, false is refused. */
+	EXPECT_NO_THROW(ParseQueryString("unfoldOptionCombos=true&format=adx"));
+	EXPECT_NO_THROW(ParseQueryString("format=adx%2Bxml&unfoldOptionCombos=1"));
+	ExpectError("format=adx&unfoldOptionCombos=false", sqlstate::kFeatureNotSupported,
+	            "unfoldOptionCombos=false is not supported for ADX");
+	ExpectError("unfoldOptionCombos=true&format=csv", sqlstate::kFeatureNotSupported,
+	            "parameter \"unfoldOptionCombos\" is not supported");
 	EXPECT_NO_THROW(ParseQueryString("unfoldOptionCombos="));
 	EXPECT_NO_THROW(ParseQueryString("categoryIdScheme="));
 	ExpectError("unfoldOptionCombos=maybe", sqlstate::kInvalidParameterValue,
