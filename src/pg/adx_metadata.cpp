@@ -47,24 +47,6 @@ DataValueSchema()
 	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 }
 
-/* The identifier expression of a scheme for alias `alias` (IdentifierSql writes alias t). */
-char *
-SchemeSql(const core::IdScheme &scheme, const char *alias)
-{
-	char *sql = IdentifierSql(scheme);
-	/* IdentifierSql yields "t.uid", "t.code", "t.name::text" or "...(t.attributevalues, ...)". */
-	StringInfoData out;
-	initStringInfo(&out);
-	for (const char *p = sql; *p; p++) {
-		if (p[0] == 't' && p[1] == '.' && (p == sql || p[-1] == '(' || p[-1] == ' ')) {
-			appendStringInfoString(&out, alias);
-			continue;
-		}
-		appendStringInfoChar(&out, *p);
-	}
-	return out.data;
-}
-
 void
 MarkNonNumericElements(ExportState *state, const char *schema)
 {
@@ -93,8 +75,8 @@ void
 LoadCategoryPairs(ExportState *state, const char *schema)
 {
 	const core::ExportPlan &plan = state->plan;
-	char *category = SchemeSql(plan.category_scheme, "c");
-	char *option = SchemeSql(plan.category_option_scheme, "co");
+	char *category = IdentifierSql(plan.category_scheme, "c");
+	char *option = IdentifierSql(plan.category_option_scheme, "co");
 	/* One row per (combo, category) in category order; the option is NULL when none matches. */
 	char *sql = psprintf(
 	    "SELECT cco.categoryoptioncomboid, %s, o.id, c.name::pg_catalog.text "

@@ -136,7 +136,7 @@ void ResolveMetadata(ExportSession *session);
 Datum Int8Array(const std::vector<int64_t> &values);
 int64 GetInt64(HeapTuple tuple, int column);
 void RunMetadataQuery(const char *sql, int nargs, Oid *types, Datum *values);
-char *IdentifierSql(const core::IdScheme &scheme);
+char *IdentifierSql(const core::IdScheme &scheme, const char *alias = "t");
 
 /* adx_metadata.cpp */
 void ResolveAdxMetadata(ExportState *state);

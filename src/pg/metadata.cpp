@@ -27,22 +27,23 @@ using core::IdKind;
 using core::IdScheme;
 using core::IdSchemeType;
 
-/* SQL expression of an object's identifier under an id scheme, for table alias t. */
+/* SQL expression of an object's identifier under an id scheme, for a table alias (t by default). */
 char *
-IdentifierSql(const IdScheme &scheme)
+IdentifierSql(const IdScheme &scheme, const char *alias)
 {
 	switch (scheme.type) {
 	case IdSchemeType::kUid:
-		return pstrdup("t.uid");
+		return psprintf("%s.uid", alias);
 	case IdSchemeType::kCode:
-		return pstrdup("t.code");
+		return psprintf("%s.code", alias);
 	case IdSchemeType::kName:
-		return pstrdup("t.name::text");
+		return psprintf("%s.name::pg_catalog.text", alias);
 	case IdSchemeType::kAttribute:
 		/* The attribute UID was checked to be 11 alphanumerics, so it is safe as a literal. */
-		return psprintf("jsonb_extract_path_text(t.attributevalues, '%s', 'value')", scheme.attribute.c_str());
+		return psprintf("pg_catalog.jsonb_extract_path_text(%s.attributevalues, '%s', 'value')", alias,
+		                scheme.attribute.c_str());
 	}
-	return pstrdup("t.uid");
+	return psprintf("%s.uid", alias);
 }
 
 namespace {
