@@ -16,7 +16,8 @@ SELECT export_datavalues('dataElement=cYeuwXTCPkU&startDate=2024-01-01&endDate=2
 SELECT export_datavalues('dataSet=pBOMPrpg1QX&period=202402&orgUnit=YuQRtpLP10I&style=2.42&limit=1');
 SELECT jsonb_array_length(export_datavalues('dataSet=pBOMPrpg1QX&lastUpdated=2024-02-03T10:11:12.999Z'
                           '&orgUnit=ImspTQPwCqd&children=true')::jsonb -> 'dataValues');
--- Errors: unknown parameter with the closest valid name, bad values, unsupported formats.
+-- Errors: unknown parameter with the closest valid name, bad values; ADX (format=adx+xml, CODE by default)
+-- refuses an org unit without a code.
 SELECT export_datavalues('dataset=pBOMPrpg1QX&period=202401&orgUnit=DiszpKrYNg8');
 SELECT export_datavalues('dataSet=pBOMPrpg1QX&period=202401&orgUnit=DiszpKrYNg8&children=maybe');
 SELECT export_datavalues('dataSet=pBOMPrpg1QX&period=202401&orgUnit=DiszpKrYNg8&format=adx%2Bxml');

@@ -125,10 +125,38 @@ CheckIdentifiersDefined(const ExportPlan &plan, const ResolvedMetadata &metadata
 	    {IdKind::kCategoryOptionCombo, "E8203", "category option combo(s)", &plan.category_option_combo_scheme},
 	    {IdKind::kAttributeOptionCombo, "E8203", "category option combo(s)", &plan.attribute_option_combo_scheme},
 	};
+	const bool adx = plan.request.format == Format::kAdx;
 	for (const Check &check : checks) {
 		const std::vector<int64_t> &ids = used_undefined[static_cast<size_t>(check.kind)];
 		if (ids.empty())
 			continue;
+		const bool combo = check.kind == IdKind::kCategoryOptionCombo || check.kind == IdKind::kAttributeOptionCombo;
+		/* 2.42 ADX leaves attributes without an id out; only categories must be complete. */
+		if (adx && plan.style == Style::k242 && !combo)
+			continue;
+		if (adx && combo) {
+			/*
+			 * E8204: some category or option of a combo the values use has no id. DHIS2's
+			 * template puts the scheme where the combo list belongs ({1}); we name the combos.
+			 */
+			std::string list;
+			for (const Identifier &object : metadata.objects[static_cast<size_t>(check.kind)])
+				for (int64_t id : ids)
+					if (object.id == id) {
+						list += list.empty() ? "" : ", ";
+						list += object.uid;
+					}
+			throw Error(sqlstate::kNullValueNotAllowed,
+			            Dhis2Message("E8204", "Export as category " + SchemeForMessage(plan.category_scheme) +
+			                                      " and category options " +
+			                                      SchemeForMessage(plan.category_option_scheme) +
+			                                      " not possible as the property is undefined for at least one of "
+			                                      "them linked to category option combo(s): `[" +
+			                                      list + "]`"),
+			            "",
+			            "Give these categories and options a value for the property, or export with other "
+			            "category id schemes.");
+		}
 		std::string list;
 		for (const Identifier &object : metadata.objects[static_cast<size_t>(check.kind)])
 			for (int64_t id : ids)
@@ -144,6 +172,21 @@ CheckIdentifiersDefined(const ExportPlan &plan, const ResolvedMetadata &metadata
 	}
 }
 
+void
+CheckAdxDataSetsDefined(const ExportPlan &plan, const ResolvedMetadata &metadata)
+{
+	/* E8200 (2.43): every data set is a group attribute; 2.42 leaves a missing one out. */
+	if (plan.style != Style::k243)
+		return;
+	for (const Identifier &data_set : metadata.data_sets)
+		if (!data_set.text)
+			throw Error(sqlstate::kNullValueNotAllowed,
+			            Dhis2Message("E8200", "Export as " + SchemeForMessage(plan.data_set_scheme) +
+			                                      " not possible as the property is undefined for data set: `" +
+			                                      data_set.uid + "`"),
+			            "", "Give the data set a value for the property, or export with a different id scheme.");
+}
+
 PreparedDocument
 PrepareDocument(const ExportPlan &plan, const ResolvedMetadata &metadata)
 {
@@ -152,6 +195,12 @@ PrepareDocument(const ExportPlan &plan, const ResolvedMetadata &metadata)
 	options.style = plan.style;
 	options.exclude_default_coc = plan.request.exclude_default_coc;
 	options.exclude_default_aoc = plan.request.exclude_default_aoc;
+	if (options.format == Format::kAdx) {
+		CheckAdxDataSetsDefined(plan, metadata);
+		for (const Identifier &data_set : metadata.data_sets)
+			options.data_sets.push_back(data_set.text);
+		options.exported = metadata.exported;
+	}
 	if (CarriesHeader(options.format)) {
 		if (plan.style == Style::k243)
 			Header243(plan, metadata, options);
@@ -170,8 +219,8 @@ PrepareDocument(const ExportPlan &plan, const ResolvedMetadata &metadata)
 		for (const Identifier &object : metadata.objects[k]) {
 			const std::optional<std::string_view> text =
 			    object.text ? std::optional<std::string_view>(*object.text) : std::nullopt;
-			prepared.maps[k].Put(object.id,
-			                     prepared.writer->AddIdentifier(static_cast<IdKind>(k), text, object.is_default));
+			prepared.maps[k].Put(object.id, prepared.writer->AddIdentifier(static_cast<IdKind>(k), text,
+			                                                               object.is_default, &object.detail));
 		}
 	return prepared;
 }

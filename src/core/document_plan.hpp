@@ -31,6 +31,7 @@ struct Identifier {
 	std::optional<std::string> text;
 	bool is_default = false; /* the default category option combo */
 	std::string uid;         /* for messages about the object */
+	IdentifierDetail detail; /* ADX: category pairs of option combos, value type of data elements */
 };
 
 struct ResolvedMetadata {
@@ -58,6 +59,8 @@ struct ResolvedMetadata {
 	 * has no encoding and is left out of the header.
 	 */
 	bool result_is_empty = false;
+	/* ADX: the root's exported attribute (the transaction start, xs:dateTime in UTC). */
+	std::string exported;
 };
 
 struct PreparedDocument {
@@ -74,5 +77,8 @@ PreparedDocument PrepareDocument(const ExportPlan &plan, const ResolvedMetadata 
  */
 void CheckIdentifiersDefined(const ExportPlan &plan, const ResolvedMetadata &metadata,
                              const std::vector<int64_t> (&used_undefined)[kIdKindCount]);
+
+/* ADX 2.43 refuses a requested data set without a value under its scheme (E8200). */
+void CheckAdxDataSetsDefined(const ExportPlan &plan, const ResolvedMetadata &metadata);
 
 } // namespace datavalue_export::core

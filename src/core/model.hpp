@@ -24,7 +24,7 @@
 namespace datavalue_export::core {
 
 /* Output document format; each has one writer (core/writer_<format>.cpp, MakeWriter). */
-enum class Format { kJson, kCsv, kXml };
+enum class Format { kJson, kCsv, kXml, kAdx };
 
 /* The DHIS2 version whose output shape is reproduced. */
 enum class Style { k243, k242 };
@@ -56,6 +56,19 @@ struct DataValueRow {
 	int64_t last_updated; /* idem */
 	int8_t followup;      /* -1 = NULL, 0 = false, 1 = true */
 	bool deleted;
+};
+
+/* ADX: one category -> option pair of an option combo, each under its output id scheme (nullopt = none). */
+struct CategoryPair {
+	std::optional<std::string> category;
+	std::optional<std::string> option;
+	std::string category_name; /* for messages */
+};
+
+/* What a format may need about an identifier beyond its text (ADX: category pairs, value type). */
+struct IdentifierDetail {
+	std::vector<CategoryPair> categories; /* option combos, in the combo's category order */
+	bool non_numeric = false;             /* data elements: value type outside ValueType.NUMERIC_TYPES */
 };
 
 struct ExportRequest {
@@ -96,6 +109,8 @@ struct ExportRequest {
 
 	bool exclude_default_coc = false;
 	bool exclude_default_aoc = false;
+	/* unfoldOptionCombos, query string only: ADX needs true (its default), JSON and CSV false. */
+	std::optional<bool> unfold_option_combos;
 
 	/* Output id schemes, raw text: UID, CODE, NAME, ATTRIBUTE:<uid> (case-insensitive). */
 	std::optional<std::string> id_scheme;
@@ -104,6 +119,8 @@ struct ExportRequest {
 	std::optional<std::string> category_option_combo_id_scheme;
 	std::optional<std::string> attribute_option_combo_id_scheme;
 	std::optional<std::string> data_set_id_scheme;
+	std::optional<std::string> category_id_scheme;        /* ADX only */
+	std::optional<std::string> category_option_id_scheme; /* ADX only */
 
 	/* Input id schemes, raw text: UID, CODE, NAME (case-insensitive). */
 	std::optional<std::string> input_id_scheme;

@@ -72,10 +72,18 @@ QueryOnly(std::string_view query, ParamType type, const char *why = nullptr,
 	return p;
 }
 
-constexpr const char *kUnfoldWhy =
-    "DHIS2 writes option combos as category-to-option objects with it; this extension writes option combo ids only.";
-constexpr const char *kCategorySchemeWhy =
-    "DHIS2 uses it only for unfolded option combos and ADX output, which this extension does not produce.";
+constexpr const char *kUnfoldWhy = "DHIS2 writes option combos as category-to-option objects with it; this extension "
+                                   "writes option combo ids only, except in ADX, which always unfolds.";
+
+/* An ADX-only SQL parameter: the category attribute schemes (DHIS2 uses them for ADX and unfolded combos). */
+constexpr Parameter
+AdxText(std::string_view sql, std::string_view query, std::optional<std::string> R::*member,
+        std::string_view doc_default, std::string_view doc)
+{
+	Parameter p = Text(sql, query, T::kText, member, doc_default, doc);
+	p.adx_only = true;
+	return p;
+}
 
 constexpr Parameter kTable[] = {
     List("data_set", "dataSet", &R::data_set, "Data sets; exports their data elements"),
@@ -138,6 +146,11 @@ constexpr Parameter kTable[] = {
          "'none'::text"),
     Int32("compression_level", "compressionLevel", T::kInt32, &R::compression_level,
           "zlib level 1-9 instead of the ISA-L fast mode; 6 = DHIS2's bytes (extension only)", false),
+    /* export_datavalues_adx only. */
+    AdxText("category_id_scheme", "categoryIdScheme", &R::category_id_scheme, "`id_scheme`",
+            "ADX: category attribute names (`UID`, `CODE`, `NAME`, `ATTRIBUTE:<uid>`)"),
+    AdxText("category_option_id_scheme", "categoryOptionIdScheme", &R::category_option_id_scheme, "`id_scheme`",
+            "ADX: category attribute values"),
     /* Query string only. */
     QueryOnly("format", T::kFormat),
     /* The download name; only the zip entry name uses it. Repeats join with commas, as Spring binds them. */
@@ -155,8 +168,6 @@ constexpr Parameter kTable[] = {
     QueryOnly("fields", T::kIgnored),
     /* DHIS2 accepts these; we refuse them rather than silently export something else. */
     QueryOnly("unfoldOptionCombos", T::kUnsupportedFlag, kUnfoldWhy),
-    QueryOnly("categoryIdScheme", T::kUnsupported, kCategorySchemeWhy),
-    QueryOnly("categoryOptionIdScheme", T::kUnsupported, kCategorySchemeWhy),
 };
 
 } // namespace
@@ -172,7 +183,17 @@ SqlParameterCount() noexcept
 {
 	size_t n = 0;
 	for (const Parameter &p : Parameters())
-		if (!p.sql_name.empty())
+		if (!p.sql_name.empty() && !p.adx_only)
+			n++;
+	return n;
+}
+
+size_t
+SqlParameterCount(Format format) noexcept
+{
+	size_t n = 0;
+	for (const Parameter &p : Parameters())
+		if (!p.sql_name.empty() && (!p.adx_only || format == Format::kAdx))
 			n++;
 	return n;
 }

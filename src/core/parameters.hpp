@@ -2,9 +2,9 @@
  * src/core/parameters.hpp
  *	  The one table of export request parameters.
  *
- * Each row is one parameter: its SQL name (a named parameter of export_datavalues_json and
- * export_datavalues_csv, in argument order), its DHIS2 query-string name, its type, its SQL
- * default, a one-line doc, and the ExportRequest field it binds to. It drives the query-string
+ * Each row is one parameter: its SQL name (a named parameter of export_datavalues_json,
+ * export_datavalues_csv and export_datavalues_adx, in argument order; the ADX-only ones last), its DHIS2 query-string
+ *name, its type, its SQL default, a one-line doc, and the ExportRequest field it binds to. It drives the query-string
  * binding (core/query_string.cpp) and the reading of SQL arguments (src/pg/arguments.cpp). The
  * SQL install script and the README's parameter reference are written by hand; unit tests
  * (test/unit/parameters_test.cpp) and pg_regress (sql/parameters.sql) compare them with this
@@ -59,6 +59,9 @@ struct Parameter {
 	std::optional<int64_t> ExportRequest::*int64 = nullptr;
 	std::optional<std::string> ExportRequest::*text = nullptr;
 	const char *why_unsupported = nullptr; /* detail for kUnsupported / kUnsupportedFlag */
+	/* An SQL parameter of export_datavalues_adx only (after the shared ones); a query-string
+	 * parameter that only ADX accepts. */
+	bool adx_only = false;
 };
 
 /* A view of the table, for range-for. */
@@ -76,6 +79,9 @@ ParameterRange Parameters() noexcept;
 
 /* How many parameters export_datavalues_json/_csv take (the leading rows of Parameters()). */
 size_t SqlParameterCount() noexcept;
+
+/* How many parameters the export function of a format takes (ADX: the shared ones, then its own). */
+size_t SqlParameterCount(Format format) noexcept;
 
 /* The row whose query_name is name, or nullptr. */
 const Parameter *FindQueryParameter(std::string_view name) noexcept;

@@ -451,13 +451,11 @@ BindFormat(ExportRequest &request, const std::string &value)
 		request.format = Format::kCsv;
 	else if (EqualsIgnoreCase(value, "xml"))
 		request.format = Format::kXml;
-	/* "adx xml" is adx+xml with the '+' decoded as a space; the intent is clear either way. */
-	else if (EqualsIgnoreCase(value, "adx+xml") || EqualsIgnoreCase(value, "adx xml"))
-		throw Error(sqlstate::kFeatureNotSupported, "format \"" + value + "\" is not supported",
-		            "This extension writes the JSON, CSV and DXF2 XML export formats only.",
-		            "Use format=json, format=csv or format=xml.");
+	/* ADX: DHIS2's adx+xml (sent as adx%2Bxml), "adx xml" (the '+' decoded as a space) and plain adx. */
+	else if (EqualsIgnoreCase(value, "adx") || EqualsIgnoreCase(value, "adx+xml") || EqualsIgnoreCase(value, "adx xml"))
+		request.format = Format::kAdx;
 	else
-		ThrowInvalidValue(sqlstate::kInvalidParameterValue, "format", value, "Valid values are: json, csv, xml.");
+		ThrowInvalidValue(sqlstate::kInvalidParameterValue, "format", value, "Valid values are: json, csv, xml, adx.");
 }
 
 void
@@ -577,9 +575,9 @@ BindParameter(ExportRequest &request, const std::string &name, const std::vector
 		BindFormat(request, value);
 		return;
 	case ParamType::kUnsupportedFlag:
-		if (!ParseBooleanOrThrow(spec->query_name, value))
-			return;
-		[[fallthrough]];
+		/* unfoldOptionCombos: decided once the whole query is bound, as ADX always unfolds (ParseQueryString). */
+		request.unfold_option_combos = ParseBooleanOrThrow(spec->query_name, value);
+		return;
 	case ParamType::kUnsupported:
 		throw Error(sqlstate::kFeatureNotSupported, "parameter \"" + name + "\" is not supported",
 		            spec->why_unsupported);
@@ -689,6 +687,20 @@ ParseQueryString(std::string_view query)
 	ExportRequest request;
 	for (const Group &group : groups)
 		BindParameter(request, *group.name, group.values);
+	/*
+	 * unfoldOptionCombos: ADX writes option combos as category attributes, which is what true
+	 * asks for (and 2.43's ADX default); JSON and CSV write combo ids only, and ADX with false
+	 * (combo ids as group and value attributes in 2.43) is not written.
+	 */
+	if (request.unfold_option_combos && *request.unfold_option_combos != (request.format == Format::kAdx)) {
+		const Parameter *spec = FindQueryParameter("unfoldOptionCombos");
+		if (request.format == Format::kAdx)
+			throw Error(sqlstate::kFeatureNotSupported, "unfoldOptionCombos=false is not supported for ADX",
+			            "ADX is written with option combos unfolded into category attributes.",
+			            "Leave unfoldOptionCombos out, or set it to true.");
+		throw Error(sqlstate::kFeatureNotSupported, "parameter \"unfoldOptionCombos\" is not supported",
+		            spec->why_unsupported);
+	}
 	return request;
 }
 

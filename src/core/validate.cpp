@@ -268,12 +268,36 @@ ValidateRequest(ExportRequest request)
 	/* 1. Binding: every option whose text has a fixed vocabulary. */
 	plan.style = ParseStyle(request.style);
 	ParseCompression(request, plan);
-	const IdScheme id_scheme = request.id_scheme ? ParseOutputIdScheme(*request.id_scheme) : IdScheme{};
+	/* ADX defaults idScheme to CODE (DHIS2 2.42 AdxDataService.getFromUrl, 2.43 exportInGroups). */
+	const bool adx = request.format == Format::kAdx;
+	const IdScheme id_scheme = request.id_scheme ? ParseOutputIdScheme(*request.id_scheme)
+	                           : adx             ? IdScheme{IdSchemeType::kCode, {}}
+	                                             : IdScheme{};
 	plan.data_element_scheme = ChooseScheme(request.data_element_id_scheme, id_scheme, true);
 	plan.org_unit_scheme = ChooseScheme(request.org_unit_id_scheme, id_scheme, true);
 	plan.category_option_combo_scheme = ChooseScheme(request.category_option_combo_id_scheme, id_scheme, true);
 	plan.attribute_option_combo_scheme = ChooseScheme(request.attribute_option_combo_id_scheme, id_scheme, true);
 	plan.data_set_scheme = ChooseScheme(request.data_set_id_scheme, id_scheme, true);
+	if (!adx && (request.category_id_scheme || request.category_option_id_scheme))
+		throw Error(sqlstate::kFeatureNotSupported,
+		            std::string(request.category_id_scheme ? "categoryIdScheme" : "categoryOptionIdScheme") +
+		                " is only supported for ADX",
+		            "DHIS2 uses it for ADX output and unfolded option combos; JSON and CSV here write option combo "
+		            "ids.",
+		            "Use format=adx, or leave the parameter out.");
+	plan.category_scheme = ChooseScheme(request.category_id_scheme, id_scheme, true);
+	plan.category_option_scheme = ChooseScheme(request.category_option_id_scheme, id_scheme, true);
+	if (adx) {
+		/*
+		 * ADX writes option combos as category attributes, never as combo ids: the combo schemes
+		 * stand for the category schemes (which ids must exist, E8204).
+		 */
+		const IdScheme &combo = !plan.category_scheme.IsUid() ? plan.category_scheme : plan.category_option_scheme;
+		plan.category_option_combo_scheme = combo;
+		plan.attribute_option_combo_scheme = combo;
+		/* Identifiers that are not UIDs are read as codes (2.42 always, 2.43 by default). */
+		request.input_use_code_fallback = true;
+	}
 	const IdScheme input_scheme = request.input_id_scheme ? ParseInputIdScheme(*request.input_id_scheme) : IdScheme{};
 	plan.input_data_element_scheme = ChooseScheme(request.input_data_element_id_scheme, input_scheme, false);
 	plan.input_data_set_scheme = ChooseScheme(request.input_data_set_id_scheme, input_scheme, false);
@@ -282,6 +306,11 @@ ValidateRequest(ExportRequest request)
 	plan.input_org_unit_scheme = ChooseScheme(request.input_org_unit_id_scheme, input_scheme, false);
 	plan.input_other_scheme = input_scheme;
 	ParseOrder(request, plan);
+	if (adx) {
+		/* Groups: per data set, by period, org unit path and AOC uid (DHIS2 2.43's ORDER BY). */
+		plan.order = {OrderKey::kPeriod, OrderKey::kOrgUnit, OrderKey::kAttributeOptionCombo};
+		plan.unordered = false;
+	}
 
 	/*
 	 * 2. Decoding, in DHIS2's order. With inputUseCodeFallback, values that are not UIDs are

@@ -67,6 +67,9 @@ struct ExportPlan {
 	IdScheme category_option_combo_scheme;
 	IdScheme attribute_option_combo_scheme;
 	IdScheme data_set_scheme;
+	/* ADX: category attribute names and values (categoryIdScheme, categoryOptionIdScheme). */
+	IdScheme category_scheme;
+	IdScheme category_option_scheme;
 
 	/* Input id schemes after fallbacks (per-type scheme, else inputIdScheme, else UID). */
 	IdScheme input_data_element_scheme;

@@ -12,9 +12,10 @@ namespace datavalue_export::core {
 Writer::Writer(DocumentOptions options) : options_(std::move(options)) {}
 
 uint32_t
-Writer::AddIdentifier(IdKind kind, std::optional<std::string_view> text, bool is_default)
+Writer::AddIdentifier(IdKind kind, std::optional<std::string_view> text, bool is_default,
+                      const IdentifierDetail *detail)
 {
-	return fragments_.Add(kind, RenderIdentifier(kind, text, is_default));
+	return fragments_.Add(kind, RenderDetailed(kind, text, is_default, detail));
 }
 
 bool
@@ -41,6 +42,8 @@ MakeWriter(const DocumentOptions &options)
 		return MakeCsvWriter(options);
 	case Format::kXml:
 		return MakeXmlWriter(options);
+	case Format::kAdx:
+		return MakeAdxWriter(options);
 	}
 	return nullptr; /* unreachable: every Format has a case */
 }
@@ -52,11 +55,18 @@ CarriesHeader(Format format) noexcept
 	case Format::kJson:
 		return true;
 	case Format::kCsv:
+	case Format::kAdx:
 		return false;
 	case Format::kXml:
 		return true;
 	}
 	return false;
+}
+
+bool
+GroupsValues(Format format) noexcept
+{
+	return format == Format::kAdx;
 }
 
 } // namespace datavalue_export::core

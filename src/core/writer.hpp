@@ -54,6 +54,10 @@ struct DocumentOptions {
 	/* excludeDefaultCoc / excludeDefaultAoc: the default combo is left out (empty CSV field). */
 	bool exclude_default_coc = false;
 	bool exclude_default_aoc = false;
+	/* Grouping formats (ADX): the data set identifier of each group, by BeginGroup's data_set index. */
+	std::vector<std::optional<std::string>> data_sets;
+	/* ADX: the root's exported attribute (xs:dateTime), written when non-empty. */
+	std::string exported;
 };
 
 class Writer {
@@ -68,15 +72,17 @@ class Writer {
 	 * text is an object without a value under the output id scheme (2.42 writes null).
 	 * is_default marks the default category option combo (excludeDefault*).
 	 */
-	uint32_t AddIdentifier(IdKind kind, std::optional<std::string_view> text, bool is_default = false);
+	uint32_t AddIdentifier(IdKind kind, std::optional<std::string_view> text, bool is_default = false,
+	                       const IdentifierDetail *detail = nullptr);
 
 	virtual void Begin(OutputBuffer &out) = 0;
 	/*
 	 * Hooks for formats that group values (ADX groups by data set, period, org unit and
 	 * attribute option combo): called before the first and after the last row of a group; first
-	 * is the group's first row, which carries its key. JSON and CSV do not group.
+	 * is the group's first row, which carries its key, and data_set indexes
+	 * DocumentOptions::data_sets. JSON and CSV do not group.
 	 */
-	virtual void BeginGroup(const DataValueRow & /* first */, OutputBuffer & /* out */) {}
+	virtual void BeginGroup(const DataValueRow & /* first */, uint32_t /* data_set */, OutputBuffer & /* out */) {}
 	virtual void EndGroup(OutputBuffer & /* out */) {}
 	virtual void WriteRow(const DataValueRow &row, OutputBuffer &out) = 0;
 	virtual void End(OutputBuffer &out) = 0;
@@ -86,6 +92,12 @@ class Writer {
   protected:
 	/* The bytes one identifier contributes to every row that references it. */
 	virtual std::string RenderIdentifier(IdKind kind, std::optional<std::string_view> text, bool is_default) const = 0;
+	/* Formats that need more than the text (ADX) override this; the default ignores detail. */
+	virtual std::string RenderDetailed(IdKind kind, std::optional<std::string_view> text, bool is_default,
+	                                   const IdentifierDetail * /* detail */)
+	{
+		return RenderIdentifier(kind, text, is_default);
+	}
 
 	/* Hoisted into the header (2.43), so left out of each value. */
 	bool Omitted(IdKind kind) const noexcept;
@@ -108,5 +120,9 @@ bool CarriesHeader(Format format) noexcept;
 std::unique_ptr<Writer> MakeJsonWriter(const DocumentOptions &options);
 std::unique_ptr<Writer> MakeCsvWriter(const DocumentOptions &options);
 std::unique_ptr<Writer> MakeXmlWriter(const DocumentOptions &options);
+std::unique_ptr<Writer> MakeAdxWriter(const DocumentOptions &options);
+
+/* Whether a format groups values (BeginGroup/EndGroup; ADX). */
+bool GroupsValues(Format format) noexcept;
 
 } // namespace datavalue_export::core

@@ -56,6 +56,12 @@ class IdentifierFragments {
 		return w;
 	}
 
+	/* The fragment of one identifier (formats that place identifiers apart, ADX). */
+	std::string_view Get(IdKind kind, uint32_t index) const noexcept
+	{
+		return tables_[static_cast<size_t>(kind)].Get(index);
+	}
+
 	/* Sum of the longest fragment of each kind: what a row's identifiers need at most. */
 	size_t MaxTotal() const noexcept { return max_total_; }
 

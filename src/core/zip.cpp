@@ -252,6 +252,10 @@ ZipEntryName(Style style, Format format, const std::optional<std::string> &attac
 	case Format::kXml:
 		fmt = "xml";
 		break;
+	case Format::kAdx:
+		/* 2.42 names ADX entries .xml; 2.43 takes the format with '+' as '.': .adx.xml. */
+		fmt = style == Style::k242 ? "xml" : "adx.xml";
+		break;
 	}
 	std::string name = attachment && !attachment->empty() ? *attachment : "dataValues";
 	if (style == Style::k242) {

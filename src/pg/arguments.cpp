@@ -1,6 +1,6 @@
 /*
  * src/pg/arguments.cpp
- *	  The SQL arguments of export_datavalues_json/_csv into a core ExportRequest.
+ *	  The SQL arguments of export_datavalues_json/_csv/_adx into a core ExportRequest.
  *
  * The arguments are read by position, from the parameter table (core/parameters): its SQL rows
  * are in the order of the functions' signatures in datavalue_export--1.0.sql, and each row says
@@ -105,10 +105,10 @@ ReadArgument(FunctionCallInfo fcinfo, int arg, const core::Parameter &param, cor
 } // namespace
 
 void
-ReadArguments(FunctionCallInfo fcinfo, core::ExportRequest *request)
+ReadArguments(FunctionCallInfo fcinfo, core::Format format, core::ExportRequest *request)
 {
 	const core::ParameterRange params = core::Parameters();
-	const int expected = static_cast<int>(core::SqlParameterCount());
+	const int expected = static_cast<int>(core::SqlParameterCount(format));
 	if (PG_NARGS() != expected)
 		elog(ERROR, "export function called with %d arguments, expected %d", PG_NARGS(), expected);
 	/* The SQL parameters are the table's leading rows, in argument order; NULL leaves the field's default. */

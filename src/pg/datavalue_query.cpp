@@ -249,7 +249,8 @@ ProfileDataValues(ExportSession *session)
 {
 	ExportState *state = session->state;
 	const core::ExportPlan &plan = state->plan;
-	if (plan.style != core::Style::k243)
+	/* ADX checks its identifiers in both styles (2.42: only the category attributes). */
+	if (plan.style != core::Style::k243 && plan.request.format != core::Format::kAdx)
 		return;
 	if (NothingCanMatch(state)) {
 		state->metadata.result_is_empty = true;
@@ -333,9 +334,9 @@ ProfileDataValues(ExportSession *session)
 	DVE_CORE(core::CheckIdentifiersDefined(plan, state->metadata, *used_undefined));
 }
 
-/* Run the main query, streaming every row into the writer. Call inside SPI. May ereport. */
+/* Run one datavalue query, streaming every row into the writer (through the ordering). May ereport. */
 void
-StreamDataValues(ExportSession *session)
+RunDataValueQuery(ExportSession *session)
 {
 	ExportState *state = session->state;
 	if (NothingCanMatch(state))
@@ -384,6 +385,32 @@ StreamDataValues(ExportSession *session)
 		elog(ERROR, "data value query failed: %s", SPI_result_code_string(rc));
 	if (ordered)
 		FinishOrdering(session);
+}
+
+/*
+ * Stream the document's values. Call inside SPI. May ereport.
+ *
+ * ADX groups by data set first: as DHIS2 2.43 (DefaultDataExportService.exportInGroups), one
+ * query per requested data set, in request order, over that data set's elements, sorted by the
+ * rest of the group key. A value whose element is in two requested data sets is written in
+ * both data sets' groups; limit and offset apply per data set.
+ */
+void
+StreamDataValues(ExportSession *session)
+{
+	ExportState *state = session->state;
+	if (state->plan.request.format != core::Format::kAdx) {
+		RunDataValueQuery(session);
+		return;
+	}
+	state->ordering.grouping = true;
+	state->filters.all_data_elements = false;
+	const size_t data_sets = state->scratch.data_set_elements.size();
+	for (size_t i = 0; i < data_sets; i++) {
+		DVE_CORE(state->filters.data_element_ids = state->scratch.data_set_elements[i]);
+		state->ordering.data_set = static_cast<uint32_t>(i);
+		RunDataValueQuery(session);
+	}
 }
 
 } // namespace datavalue_export::pg

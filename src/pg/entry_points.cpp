@@ -1,6 +1,6 @@
 /*
  * src/pg/entry_points.cpp
- *	  SQL entry points: export_datavalues_json, _csv, _xml, export_datavalues, and
+ *	  SQL entry points: export_datavalues_json, _csv, _xml, _adx, export_datavalues, and
  *	  _PG_init (the sort_run_memory setting, the COPY command tag hook).
  *
  * Each call runs the pipeline of export_session.hpp: read the arguments into a core
@@ -116,7 +116,7 @@ Datum
 ExportWithArguments(FunctionCallInfo fcinfo, core::Format format)
 {
 	ExportSession *session = BeginSession(fcinfo);
-	ReadArguments(fcinfo, &session->state->request);
+	ReadArguments(fcinfo, format, &session->state->request);
 	session->state->request.format = format;
 	RunExport(fcinfo, session);
 	EndSession(session);
@@ -142,6 +142,11 @@ DVE_PG_FUNCTION(datavalue_export_csv)
 DVE_PG_FUNCTION(datavalue_export_xml)
 {
 	return pg::ExportWithArguments(fcinfo, core::Format::kXml);
+}
+
+DVE_PG_FUNCTION(datavalue_export_adx)
+{
+	return pg::ExportWithArguments(fcinfo, core::Format::kAdx);
 }
 
 /* export_datavalues(query text): a DHIS2 request's query string, verbatim. */

@@ -82,6 +82,8 @@ struct MetadataScratch {
 	std::vector<int64_t> ids;            /* reusable list for intermediate lookups */
 	std::vector<std::string> texts;      /* idem */
 	bool has_period_iso_column = true;   /* DHIS2 2.43 schema (period.iso) */
+	/* ADX: the data elements of each requested data set (metadata.data_sets order), one query each. */
+	std::vector<std::vector<int64_t>> data_set_elements;
 };
 
 /* ordering.cpp: rows are sorted here instead of by the main query (core/row_sorter.hpp). */
@@ -97,6 +99,11 @@ struct Ordering {
 	/* Paging applied while the sorted rows are written. */
 	uint64_t rows_to_skip = 0;
 	int64_t rows_left = -1; /* -1 = no limit */
+	/* Grouping formats (ADX): the open group's key; rows arrive sorted by it (PE, OU, AOC). */
+	bool grouping = false;
+	bool group_open = false;
+	uint32_t data_set = 0; /* index into the data sets of the current query */
+	uint32_t group_key[3] = {0, 0, 0};
 };
 
 /* sink.cpp: the rendered document on its way out. */
@@ -154,7 +161,7 @@ struct ExportSession {
 };
 
 /* arguments.cpp */
-void ReadArguments(FunctionCallInfo fcinfo, core::ExportRequest *request);
+void ReadArguments(FunctionCallInfo fcinfo, core::Format format, core::ExportRequest *request);
 
 /* metadata.cpp */
 void ResolveDhis2Schema(ExportState *state);
@@ -162,6 +169,11 @@ void ResolveMetadata(ExportSession *session);
 char *Table(const ExportState *state, const char *name);
 Datum Int8Array(const std::vector<int64_t> &values);
 int64 GetInt64(HeapTuple tuple, int column);
+void RunMetadataQuery(const char *sql, int nargs, Oid *types, Datum *values);
+char *IdentifierSql(const core::IdScheme &scheme, const char *alias = "t");
+
+/* adx_metadata.cpp */
+void ResolveAdxMetadata(ExportState *state);
 
 /* Bound parameters of one datavalue query. */
 inline constexpr int kMaxQueryParams = 12;

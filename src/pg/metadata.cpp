@@ -14,6 +14,7 @@
  */
 #include <algorithm>
 
+#include "core/adx_period.hpp"
 #include "core/period.hpp"
 #include "core/timestamp.hpp"
 /* Core headers first: they refuse to follow PostgreSQL headers. */
@@ -22,30 +23,30 @@
 
 namespace datavalue_export::pg {
 
-namespace {
-
 using core::IdKind;
 using core::IdScheme;
 using core::IdSchemeType;
 
-/* SQL expression of an object's identifier under an id scheme, for table alias t. */
+/* SQL expression of an object's identifier under an id scheme, for a table alias (t by default). */
 char *
-IdentifierSql(const IdScheme &scheme)
+IdentifierSql(const IdScheme &scheme, const char *alias)
 {
 	switch (scheme.type) {
 	case IdSchemeType::kUid:
-		return pstrdup("t.uid");
+		return psprintf("%s.uid", alias);
 	case IdSchemeType::kCode:
-		return pstrdup("t.code");
+		return psprintf("%s.code", alias);
 	case IdSchemeType::kName:
-		return pstrdup("t.name::text");
+		return psprintf("%s.name::pg_catalog.text", alias);
 	case IdSchemeType::kAttribute:
 		/* The attribute UID was checked to be 11 alphanumerics, so it is safe as a literal. */
-		return psprintf("pg_catalog.jsonb_extract_path_text(t.attributevalues, '%s', 'value')",
+		return psprintf("pg_catalog.jsonb_extract_path_text(%s.attributevalues, '%s', 'value')", alias,
 		                scheme.attribute.c_str());
 	}
-	return pstrdup("t.uid");
+	return psprintf("%s.uid", alias);
 }
+
+namespace {
 
 Datum
 TextArray(const std::vector<std::string> &values)
@@ -209,13 +210,29 @@ ResolveDataSetsAndElements(ExportState *state)
 
 	std::vector<int64_t> *element_ids = &state->filters.data_element_ids;
 	ResolveKeys(state, kDataElement, plan.input_data_element_scheme, fallback, request.data_element, element_ids);
-	if (!data_set_ids->empty()) {
+	if (state->plan.request.format == core::Format::kAdx) {
+		/*
+		 * ADX exports data sets only (2.43 validates dataElement and dataElementGroup, then
+		 * ignores them): each data set's elements, queried one data set at a time.
+		 */
+		DVE_CORE(element_ids->clear(); state->scratch.data_set_elements.clear());
+		std::vector<int64_t> *one = &state->scratch.ids;
+		for (const core::Identifier &data_set : state->metadata.data_sets) {
+			DVE_CORE(state->scratch.data_set_elements.emplace_back(); one->assign(1, data_set.id));
+			AppendMemberIds(
+			    psprintf("SELECT DISTINCT dse.dataelementid FROM %s dse WHERE dse.datasetid " OP("=") " ANY($1)",
+			             Table(state, "datasetelement")),
+			    *one, &state->scratch.data_set_elements.back());
+			DVE_CORE(element_ids->insert(element_ids->end(), state->scratch.data_set_elements.back().begin(),
+			                             state->scratch.data_set_elements.back().end()));
+		}
+	} else if (!data_set_ids->empty()) {
 		AppendMemberIds(psprintf("SELECT DISTINCT dataelementid FROM %s WHERE datasetid " OP("=") " ANY($1)",
 		                         Table(state, "datasetelement")),
 		                *data_set_ids, element_ids);
 	}
 
-	if (!request.data_element_group.empty()) {
+	if (!request.data_element_group.empty() && state->plan.request.format != core::Format::kAdx) {
 		std::vector<int64_t> *group_ids = &state->scratch.ids;
 		DVE_CORE(group_ids->clear());
 		ResolveKeys(state, kDataElementGroup, plan.input_data_element_group_scheme, fallback,
@@ -369,7 +386,17 @@ ResolvePeriods(ExportState *state)
 		const bool computed = !state->scratch.has_period_iso_column;
 		DVE_CORE({
 			std::optional<std::string> iso;
-			if (!computed)
+			if (state->plan.request.format == core::Format::kAdx) {
+				/* ADX notation: start date and the type's duration (2.43 labels give the type, 2.42 names it). */
+				std::optional<core::PeriodType> type;
+				if (!computed && label != nullptr) {
+					if (const auto period = core::ParseIsoPeriod(label))
+						type = period->type;
+				} else if (label != nullptr)
+					type = core::PeriodTypeFromName(label);
+				if (type)
+					iso = core::AdxPeriod(*type, start);
+			} else if (!computed)
 				iso = label;
 			else if (label != nullptr) {
 				/* 2.42: the ISO text is derived from type and start (TwoYearly has none: null). */
@@ -628,6 +655,8 @@ ResolveMetadata(ExportSession *session)
 	ResolvePeriods(state);
 	ResolveOptionCombos(state);
 	ResolveCompleteDate(state);
+	if (state->plan.request.format == core::Format::kAdx)
+		ResolveAdxMetadata(state);
 	ApplyFilterSets(state);
 	ProfileDataValues(session);
 	DVE_CORE(state->document = core::PrepareDocument(state->plan, state->metadata));

@@ -51,7 +51,34 @@ EmitSorted(ExportSession *session, const core::DataValueRow &row)
 		return;
 	if (ordering->rows_left > 0)
 		ordering->rows_left--;
+	if (ordering->grouping) {
+		/* Rows come sorted by the group key (PE, OU, AOC): a new key closes the group. */
+		const uint32_t key[3] = {row.ids[static_cast<size_t>(core::IdKind::kPeriod)],
+		                         row.ids[static_cast<size_t>(core::IdKind::kOrgUnit)],
+		                         row.ids[static_cast<size_t>(core::IdKind::kAttributeOptionCombo)]};
+		const bool same = ordering->group_open && memcmp(key, ordering->group_key, sizeof key) == 0;
+		if (!same) {
+			core::Writer *writer = session->state->document.writer.get();
+			core::OutputBuffer *out = &session->state->out.text;
+			if (ordering->group_open)
+				DVE_CORE(writer->EndGroup(*out));
+			DVE_CORE(writer->BeginGroup(row, ordering->data_set, *out));
+			memcpy(ordering->group_key, key, sizeof key);
+			ordering->group_open = true;
+		}
+	}
 	EmitRow(session, row);
+}
+
+/* Close the open group, if any (the end of one data set's rows). May ereport. */
+void
+CloseGroup(ExportSession *session)
+{
+	Ordering *ordering = &session->state->ordering;
+	if (!ordering->group_open)
+		return;
+	DVE_CORE(session->state->document.writer->EndGroup(session->state->out.text));
+	ordering->group_open = false;
 }
 
 /* Refill run r of the merge until it holds a whole record or its file is done. May ereport. */
@@ -251,6 +278,7 @@ FinishOrdering(ExportSession *session)
 		return;
 	}
 	EmitSortedRows(session);
+	CloseGroup(session);
 }
 
 } // namespace datavalue_export::pg

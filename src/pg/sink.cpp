@@ -445,8 +445,11 @@ OpenSink(FunctionCallInfo fcinfo, ExportSession *session)
 		sink->kind = copy_target == CopyTarget::kClient       ? SinkKind::kCopyStream
 		             : copy_target == CopyTarget::kServerFile ? SinkKind::kServerFile
 		                                                      : SinkKind::kServerProgram;
-		/* An XML document declares encoding='UTF-8', so its bytes are UTF-8 whatever the client encoding. */
-		if (plan.request.format == core::Format::kXml)
+		/*
+		 * An XML document declares encoding='UTF-8' (ADX has no declaration, which XML reads as
+		 * UTF-8), so its bytes are UTF-8 whatever the client encoding.
+		 */
+		if (plan.request.format == core::Format::kXml || plan.request.format == core::Format::kAdx)
 			target_encoding = PG_UTF8;
 		sink->target_encoding = target_encoding;
 		sink->need_transcoding = target_encoding != GetDatabaseEncoding() && GetDatabaseEncoding() != PG_SQL_ASCII &&

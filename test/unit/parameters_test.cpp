@@ -81,8 +81,15 @@ TEST(ParametersTest, SqlParametersLeadTheTable)
 	const ParameterRange params = Parameters();
 	const size_t sql = SqlParameterCount();
 	EXPECT_EQ(sql, 38u);
-	for (size_t i = 0; i < params.size(); i++)
-		EXPECT_EQ(!params[i].sql_name.empty(), i < sql) << params[i].query_name;
+	EXPECT_EQ(SqlParameterCount(Format::kJson), sql);
+	EXPECT_EQ(SqlParameterCount(Format::kCsv), sql);
+	/* export_datavalues_adx: the shared parameters, then the two category schemes. */
+	const size_t adx = SqlParameterCount(Format::kAdx);
+	EXPECT_EQ(adx, 40u);
+	for (size_t i = 0; i < params.size(); i++) {
+		EXPECT_EQ(!params[i].sql_name.empty(), i < adx) << params[i].query_name;
+		EXPECT_EQ(params[i].adx_only, i >= sql && i < adx) << params[i].query_name;
+	}
 }
 
 TEST(ParametersTest, NamesAreUniqueAndFound)
@@ -136,7 +143,8 @@ TEST(ParametersTest, EachRowBindsOneFieldOfItsType)
 	}
 }
 
-/* The rows of sql/parameters.sql's first query: " 1 | data_set text[] DEFAULT NULL::text[]". */
+/* The rows of sql/parameters.sql's first query (export_datavalues_adx, a superset of _json's): " 1 | data_set text[]
+ * DEFAULT NULL::text[]". */
 TEST(ParametersTest, TableMatchesInstalledSignature)
 {
 	std::vector<std::string> arguments;
@@ -150,7 +158,7 @@ TEST(ParametersTest, TableMatchesInstalledSignature)
 		EXPECT_EQ(std::stoul(position), arguments.size() + 1);
 		arguments.push_back(Trim(line.substr(bar + 3)));
 	}
-	ASSERT_EQ(arguments.size(), SqlParameterCount());
+	ASSERT_EQ(arguments.size(), SqlParameterCount(Format::kAdx));
 	for (size_t i = 0; i < arguments.size(); i++) {
 		const Parameter &p = Parameters()[i];
 		const std::string &argument = arguments[i];
@@ -188,7 +196,7 @@ TEST(ParametersTest, ReadmeReferenceMatchesTable)
 			break;
 		rows.push_back(line);
 	}
-	ASSERT_EQ(rows.size(), SqlParameterCount()) << "README parameter rows";
+	ASSERT_EQ(rows.size(), SqlParameterCount(Format::kAdx)) << "README parameter rows";
 	for (size_t i = 0; i < rows.size(); i++) {
 		const Parameter &p = Parameters()[i];
 		const std::vector<std::string> cells = SplitCells(rows[i]);

@@ -622,16 +622,9 @@ TEST(QueryStringTest, Format)
 	EXPECT_EQ(ParseQueryString("format=").format, Format::kJson);
 	EXPECT_EQ(ParseQueryString("format=xml").format, Format::kXml);
 	EXPECT_EQ(ParseQueryString("format=XML").format, Format::kXml);
-}
-
-TEST(QueryStringTest, UnsupportedFormats)
-{
-	for (const char *query : {"format=adx%2Bxml", "format=ADX%2BXML", "format=adx+xml"}) {
-		const Error e = ErrorOf(query);
-		EXPECT_STREQ(e.Sqlstate(), sqlstate::kFeatureNotSupported) << query;
-		EXPECT_EQ(e.Hint(), "Use format=json, format=csv or format=xml.") << query;
-	}
-	EXPECT_STREQ(ErrorOf("format=adx%2Bxml").what(), "format \"adx+xml\" is not supported");
+	/* ADX: adx+xml as DHIS2 spells it (sent as adx%2Bxml; a raw '+' decodes to a space), and plain adx. */
+	for (const char *query : {"format=adx%2Bxml", "format=ADX%2BXML", "format=adx+xml", "format=adx", "format=Adx"})
+		EXPECT_EQ(ParseQueryString(query).format, Format::kAdx) << query;
 }
 
 TEST(QueryStringTest, GenericWebApiParametersAreIgnored)
@@ -656,7 +649,7 @@ TEST(QueryStringTest, AttachmentNamesTheZipEntry)
 TEST(QueryStringTest, InvalidFormat)
 {
 	ExpectError("format=pdf", sqlstate::kInvalidParameterValue, "Value 'pdf' is not valid for parameter format.");
-	EXPECT_EQ(ErrorOf("format=pdf").Detail(), "Valid values are: json, csv, xml.");
+	EXPECT_EQ(ErrorOf("format=pdf").Detail(), "Valid values are: json, csv, xml, adx.");
 	EXPECT_STREQ(ErrorOf("format=+json").Sqlstate(), sqlstate::kInvalidParameterValue);
 }
 
@@ -720,17 +713,28 @@ TEST(QueryStringTest, UnsupportedParameters)
 	EXPECT_STREQ(e.Sqlstate(), sqlstate::kFeatureNotSupported);
 	EXPECT_STREQ(e.what(), "parameter \"unfoldOptionCombos\" is not supported");
 	EXPECT_FALSE(e.Detail().empty());
-	ExpectError("categoryIdScheme=CODE", sqlstate::kFeatureNotSupported,
-	            "parameter \"categoryIdScheme\" is not supported");
-	ExpectError("categoryOptionIdScheme=NAME", sqlstate::kFeatureNotSupported,
-	            "parameter \"categoryOptionIdScheme\" is not supported");
-	EXPECT_FALSE(ErrorOf("categoryIdScheme=CODE").Detail().empty());
+}
+
+TEST(QueryStringTest, CategorySchemesBindForAdx)
+{
+	/* Bound as given; ValidateRequest refuses them for JSON and CSV (validate_test.cpp). */
+	const ExportRequest r = ParseQueryString("categoryIdScheme=NAME&categoryOptionIdScheme=attribute:abcdefghijk");
+	EXPECT_EQ(r.category_id_scheme, "NAME");
+	EXPECT_EQ(r.category_option_id_scheme, "attribute:abcdefghijk");
+	EXPECT_FALSE(ParseQueryString("categoryIdScheme=").category_id_scheme.has_value());
 }
 
 TEST(QueryStringTest, UnsupportedParametersThatAskForNothing)
 {
 	/* unfoldOptionCombos=false asks for the default shape; empty values are "not given". */
 	EXPECT_NO_THROW(ParseQueryString("unfoldOptionCombos=false"));
+	/* ADX always unfolds: true is its default, false is refused. */
+	EXPECT_NO_THROW(ParseQueryString("unfoldOptionCombos=true&format=adx"));
+	EXPECT_NO_THROW(ParseQueryString("format=adx%2Bxml&unfoldOptionCombos=1"));
+	ExpectError("format=adx&unfoldOptionCombos=false", sqlstate::kFeatureNotSupported,
+	            "unfoldOptionCombos=false is not supported for ADX");
+	ExpectError("unfoldOptionCombos=true&format=csv", sqlstate::kFeatureNotSupported,
+	            "parameter \"unfoldOptionCombos\" is not supported");
 	EXPECT_NO_THROW(ParseQueryString("unfoldOptionCombos="));
 	EXPECT_NO_THROW(ParseQueryString("categoryIdScheme="));
 	ExpectError("unfoldOptionCombos=maybe", sqlstate::kInvalidParameterValue,
@@ -767,11 +771,11 @@ TEST(QueryStringTest, FirstProblemInQueryOrderWins)
 TEST(QueryStringTest, SqlstateOfEachError)
 {
 	const std::vector<std::pair<std::string, const char *>> cases = {
-	    {"dataSet=%zz", "22023"},      {"dataSet=%FF", "22023"},          {"=x", "42601"},
-	    {"dataset=a", "42P02"},        {"unfoldOptionCombos=1", "0A000"}, {"categoryIdScheme=UID", "0A000"},
-	    {"format=adx%2Bxml", "0A000"}, {"format=txt", "22023"},           {"children=2", "22023"},
-	    {"level=x", "22023"},          {"limit=1&limit=2", "22023"},      {"startDate=2023-02-29", "22007"},
-	    {"endDate=2024-13", "22007"},  {"lastUpdated=now", "22007"},
+	    {"dataSet=%zz", "22023"},     {"dataSet=%FF", "22023"},          {"=x", "42601"},
+	    {"dataset=a", "42P02"},       {"unfoldOptionCombos=1", "0A000"}, {"format=adx&limit=x", "22023"},
+	    {"format=txt", "22023"},      {"children=2", "22023"},           {"level=x", "22023"},
+	    {"limit=1&limit=2", "22023"}, {"startDate=2023-02-29", "22007"}, {"endDate=2024-13", "22007"},
+	    {"lastUpdated=now", "22007"},
 	};
 	for (const auto &[query, expected] : cases)
 		EXPECT_STREQ(ErrorOf(query).Sqlstate(), expected) << query;

@@ -911,3 +911,61 @@ TEST(ValidateTest, Dhis2Message)
 
 } // namespace
 } // namespace datavalue_export::core
+
+namespace datavalue_export::core {
+namespace {
+
+/* ---- ADX ---- */
+
+TEST(ValidateAdxTest, CodeIsTheDefaultSchemeAndCategorySchemesFollowIt)
+{
+	ExportRequest r = Valid();
+	r.format = Format::kAdx;
+	ExportPlan plan = ValidateRequest(r);
+	EXPECT_EQ(plan.data_set_scheme.type, IdSchemeType::kCode);
+	EXPECT_EQ(plan.data_element_scheme.type, IdSchemeType::kCode);
+	EXPECT_EQ(plan.org_unit_scheme.type, IdSchemeType::kCode);
+	EXPECT_EQ(plan.category_scheme.type, IdSchemeType::kCode);
+	EXPECT_EQ(plan.category_option_scheme.type, IdSchemeType::kCode);
+	EXPECT_TRUE(plan.request.input_use_code_fallback);
+	/* Groups need the rows in (period, org unit, AOC) order whatever order asked for. */
+	r.order = "none";
+	plan = ValidateRequest(r);
+	EXPECT_FALSE(plan.unordered);
+	EXPECT_EQ(plan.order,
+	          (std::vector<OrderKey>{OrderKey::kPeriod, OrderKey::kOrgUnit, OrderKey::kAttributeOptionCombo}));
+
+	r.id_scheme = "UID";
+	r.category_option_id_scheme = "NAME";
+	plan = ValidateRequest(r);
+	EXPECT_EQ(plan.data_set_scheme.type, IdSchemeType::kUid);
+	EXPECT_EQ(plan.category_scheme.type, IdSchemeType::kUid);
+	EXPECT_EQ(plan.category_option_scheme.type, IdSchemeType::kName);
+
+	/* JSON keeps UID as its default. */
+	ExportRequest json = Valid();
+	EXPECT_EQ(ValidateRequest(json).data_set_scheme.type, IdSchemeType::kUid);
+}
+
+TEST(ValidateAdxTest, CategorySchemesOnlyForAdx)
+{
+	for (const Format format : {Format::kJson, Format::kCsv}) {
+		ExportRequest r = Valid();
+		r.format = format;
+		r.category_id_scheme = "CODE";
+		try {
+			ValidateRequest(r);
+			FAIL() << "no error";
+		} catch (const Error &e) {
+			EXPECT_STREQ(e.Sqlstate(), sqlstate::kFeatureNotSupported);
+			EXPECT_STREQ(e.what(), "categoryIdScheme is only supported for ADX");
+		}
+	}
+	ExportRequest r = Valid();
+	r.format = Format::kAdx;
+	r.category_option_id_scheme = "bogus";
+	EXPECT_THROW(ValidateRequest(r), Error);
+}
+
+} // namespace
+} // namespace datavalue_export::core
