@@ -163,7 +163,8 @@ class AdxWriter final : public Writer {
 	void End(OutputBuffer &out) override { out.Append(root_open_ ? std::string_view("</adx>") : "/>"); }
 
   protected:
-	std::string RenderIdentifier(IdKind kind, std::optional<std::string_view> text, bool is_default) const override
+	std::string RenderIdentifier(IdKind kind, std::optional<std::string_view> text,
+	                             bool /* is_default */) const override
 	{
 		std::string out;
 		static const char *const kNames[] = {"dataElement", "period", "orgUnit"};
