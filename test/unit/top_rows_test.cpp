@@ -86,8 +86,9 @@ TEST(TopRowsTest, KeepsExactlyTheFirstRowsOfTheFullSort)
 			ASSERT_EQ(got.created, want.created);
 			ASSERT_EQ(got.last_updated, want.created + 7);
 			ASSERT_EQ(got.value.is_null, want.value_null);
-			if (!want.value_null)
+			if (!want.value_null) {
 				ASSERT_EQ(std::string(got.value.data, got.value.size), want.value);
+			}
 			ASSERT_EQ(std::string(got.stored_by.data, got.stored_by.size), "u");
 			ASSERT_TRUE(got.comment.is_null);
 		}
