@@ -87,10 +87,13 @@ check-all:
 	test/run_all.sh
 
 # The command-line exporter (cli/): its own small Makefile, built and installed with the extension.
+# It is a libpq client, the same for every server major: WITHOUT_CLI=1 leaves it out (test/matrix.sh).
+ifneq ($(WITHOUT_CLI),1)
 all: cli
 install: install-cli
 clean: clean-cli
 uninstall: uninstall-cli
+endif
 .PHONY: cli install-cli clean-cli uninstall-cli
 cli:
 	$(MAKE) -C cli PG_CONFIG=$(PG_CONFIG)
