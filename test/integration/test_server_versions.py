@@ -38,8 +38,9 @@ def _server_version_num(conn):
 
 
 def _extversion():
-    with open(os.path.join(REPO, "Makefile")) as f:
-        return re.search(r"^EXTVERSION = (\S+)$", f.read(), re.M).group(1)
+    """The version the library is built with: default_version of the control file (its one source)."""
+    with open(os.path.join(REPO, "datavalue_export.control")) as f:
+        return re.search(r"^default_version = '([^']+)'$", f.read(), re.M).group(1)
 
 
 def test_progress_copy_columns_of_this_major(conn243):
