@@ -5,7 +5,7 @@
 #   1. `git archive HEAD` into a temporary directory (build artifacts never touch the checkout),
 #      `dpkg-buildpackage -us -uc -b` there, and lintian on the result (no errors, no warnings);
 #   2. `apt-get install ./postgresql-<major>-datavalue-export_<version>_<arch>.deb`, dpkg --verify;
-#   3. a throwaway cluster (test/cluster.sh, under the temporary directory, port $DVE_PGPORT,
+#   3. a throwaway cluster (test/cluster.sh, under the temporary directory, port $DVE_DEB_PGPORT,
 #      default 54336): CREATE EXTENSION at the package's version, datavalue_export_version()
 #      equal to it, a JSON and a CSV export of test/data/fixture.sql through COPY TO STDOUT
 #      (the JSON parses, both hold as many values as the fixture has);
@@ -50,7 +50,7 @@ chmod 755 "$work" # the postgres user runs the cluster under it
 src=$work/src
 saved=$work/saved
 export DVE_PGROOT=$work/pg
-export DVE_PGPORT=${DVE_PGPORT:-54336}
+export DVE_PGPORT=${DVE_DEB_PGPORT:-54336} # its own port: test/run_all.sh's cluster may still be running
 package=""
 restore_list=()
 
