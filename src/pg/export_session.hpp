@@ -93,6 +93,7 @@ struct Ordering {
 	std::unique_ptr<core::RowSorter> sorter; /* null for unordered exports and while top is used */
 	std::unique_ptr<core::RunMerger> merger;
 	std::vector<BufFile *> run_files;    /* spilled runs; temporary files, removed at transaction end */
+	std::vector<int> run_levels;         /* per run: how many merges made it (ordering.cpp CascadeRuns) */
 	std::vector<BufFile *> merged_files; /* runs written by the current merge pass */
 	int merge_passes = 0;                /* merge passes before the final merge (DEBUG1) */
 	core::OutputBuffer spill_buffer;

@@ -27,7 +27,7 @@ SpillRun(ExportSession *session)
 	MemoryContext previous = MemoryContextSwitchTo(session->context);
 	BufFile *file = BufFileCreateTemp(false);
 	MemoryContextSwitchTo(previous);
-	DVE_CORE(ordering->run_files.push_back(file); ordering->sorter->SortRun());
+	DVE_CORE(ordering->run_files.push_back(file); ordering->run_levels.push_back(0); ordering->sorter->SortRun());
 	bool more = true;
 	while (more) {
 		DVE_CORE(ordering->spill_buffer.Clear();
@@ -161,6 +161,35 @@ MergeRuns(ExportSession *session, BufFile **files, size_t count, BufFile *out)
 	pfree(buffer);
 }
 
+/*
+ * Keep the number of open runs small while the scan still spills: whenever the newest fan-in
+ * runs are of the same level, merge them into one run of the next level (like carrying in a
+ * counter). Each spilled run holds a BufFile buffer, so without this the open runs of a large
+ * export with small runs would grow with the export; with it they stay below fan-in times the
+ * number of levels (log of the run count), and each row is rewritten once per level. May ereport.
+ */
+void
+CascadeRuns(ExportSession *session)
+{
+	Ordering *ordering = &session->state->ordering;
+	const size_t fan_in = MergeFanIn();
+	while (ordering->run_files.size() >= fan_in) {
+		const size_t first = ordering->run_files.size() - fan_in;
+		const int level = ordering->run_levels[first];
+		if (ordering->run_levels.back() != level)
+			return;
+		MemoryContext previous = MemoryContextSwitchTo(session->context);
+		BufFile *out = BufFileCreateTemp(false);
+		MemoryContextSwitchTo(previous);
+		MergeRuns(session, ordering->run_files.data() + first, fan_in, out);
+		for (size_t r = first; r < first + fan_in; r++)
+			BufFileClose(ordering->run_files[r]);
+		DVE_CORE(ordering->run_files.resize(first); ordering->run_levels.resize(first);
+		         ordering->run_files.push_back(out); ordering->run_levels.push_back(level + 1));
+		ordering->merge_passes++;
+	}
+}
+
 /* Write the sorted rows: straight from memory for one run, else merge the spilled runs. May ereport. */
 void
 EmitSortedRows(ExportSession *session)
@@ -196,7 +225,8 @@ EmitSortedRows(ExportSession *session)
 				ordering->run_files[r] = nullptr;
 			}
 		}
-		DVE_CORE(ordering->run_files.swap(ordering->merged_files); ordering->merged_files.clear());
+		DVE_CORE(ordering->run_files.swap(ordering->merged_files); ordering->merged_files.clear();
+		         ordering->run_levels.assign(ordering->run_files.size(), 0));
 		ordering->merge_passes++;
 	}
 	MergeRuns(session, ordering->run_files.data(), ordering->run_files.size(), nullptr);
@@ -249,15 +279,19 @@ AddToOrdering(ExportSession *session, const core::DataValueRow &row)
 		DVE_CORE(ordering->sorter = std::make_unique<core::RowSorter>(ordering->top->Plan(), run_bytes));
 		for (size_t i = 0; i < ordering->top->Size(); i++) {
 			DVE_CORE(ordering->sorter->Add(ordering->top->Row(i)));
-			if (ordering->sorter->RunFull())
+			if (ordering->sorter->RunFull()) {
 				SpillRun(session);
+				CascadeRuns(session);
+			}
 		}
 		DVE_CORE(ordering->top.reset());
 		return;
 	}
 	DVE_CORE(ordering->sorter->Add(row));
-	if (ordering->sorter->RunFull())
+	if (ordering->sorter->RunFull()) {
 		SpillRun(session);
+		CascadeRuns(session);
+	}
 }
 
 /* Write the sorted rows into the document. May ereport. */
