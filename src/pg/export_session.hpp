@@ -95,7 +95,7 @@ struct Ordering {
 	std::vector<BufFile *> run_files;    /* spilled runs; temporary files, removed at transaction end */
 	std::vector<int> run_levels;         /* per run: how many merges made it (ordering.cpp CascadeRuns) */
 	std::vector<BufFile *> merged_files; /* runs written by the current merge pass */
-	int merge_passes = 0;                /* merge passes before the final merge (DEBUG1) */
+	int merge_passes = 0;                /* run groups merged before the final merge (DEBUG1) */
 	core::OutputBuffer spill_buffer;
 	/* Paging applied while the sorted rows are written. */
 	uint64_t rows_to_skip = 0;

@@ -19,14 +19,22 @@ namespace datavalue_export::pg {
 
 namespace {
 
+/* A new temporary file for a sorted run; it lives as long as the export (and is removed at transaction end). */
+BufFile *
+NewRunFile(ExportSession *session)
+{
+	MemoryContext previous = MemoryContextSwitchTo(session->context);
+	BufFile *file = BufFileCreateTemp(false);
+	MemoryContextSwitchTo(previous);
+	return file;
+}
+
 /* Sort the current run and write it to a new temporary file. May ereport. */
 void
 SpillRun(ExportSession *session)
 {
 	Ordering *ordering = &session->state->ordering;
-	MemoryContext previous = MemoryContextSwitchTo(session->context);
-	BufFile *file = BufFileCreateTemp(false);
-	MemoryContextSwitchTo(previous);
+	BufFile *file = NewRunFile(session);
 	DVE_CORE(ordering->run_files.push_back(file); ordering->run_levels.push_back(0); ordering->sorter->SortRun());
 	bool more = true;
 	while (more) {
@@ -161,6 +169,20 @@ MergeRuns(ExportSession *session, BufFile **files, size_t count, BufFile *out)
 	pfree(buffer);
 }
 
+/* Merge count runs into one new run; the inputs are closed. May ereport. */
+BufFile *
+MergeIntoNewRun(ExportSession *session, BufFile **files, size_t count)
+{
+	BufFile *out = NewRunFile(session);
+	MergeRuns(session, files, count, out);
+	for (size_t r = 0; r < count; r++) {
+		BufFileClose(files[r]);
+		files[r] = nullptr;
+	}
+	session->state->ordering.merge_passes++;
+	return out;
+}
+
 /*
  * Keep the number of open runs small while the scan still spills: whenever the newest fan-in
  * runs are of the same level, merge them into one run of the next level (like carrying in a
@@ -178,15 +200,9 @@ CascadeRuns(ExportSession *session)
 		const int level = ordering->run_levels[first];
 		if (ordering->run_levels.back() != level)
 			return;
-		MemoryContext previous = MemoryContextSwitchTo(session->context);
-		BufFile *out = BufFileCreateTemp(false);
-		MemoryContextSwitchTo(previous);
-		MergeRuns(session, ordering->run_files.data() + first, fan_in, out);
-		for (size_t r = first; r < first + fan_in; r++)
-			BufFileClose(ordering->run_files[r]);
+		BufFile *out = MergeIntoNewRun(session, ordering->run_files.data() + first, fan_in);
 		DVE_CORE(ordering->run_files.resize(first); ordering->run_levels.resize(first);
 		         ordering->run_files.push_back(out); ordering->run_levels.push_back(level + 1));
-		ordering->merge_passes++;
 	}
 }
 
@@ -215,25 +231,17 @@ EmitSortedRows(ExportSession *session)
 		const size_t runs = ordering->run_files.size();
 		for (size_t first = 0; first < runs; first += fan_in) {
 			const size_t count = Min(fan_in, runs - first);
-			MemoryContext previous = MemoryContextSwitchTo(session->context);
-			BufFile *out = BufFileCreateTemp(false);
-			MemoryContextSwitchTo(previous);
+			BufFile *out = MergeIntoNewRun(session, ordering->run_files.data() + first, count);
 			DVE_CORE(ordering->merged_files.push_back(out));
-			MergeRuns(session, ordering->run_files.data() + first, count, out);
-			for (size_t r = first; r < first + count; r++) {
-				BufFileClose(ordering->run_files[r]);
-				ordering->run_files[r] = nullptr;
-			}
 		}
 		DVE_CORE(ordering->run_files.swap(ordering->merged_files); ordering->merged_files.clear();
 		         ordering->run_levels.assign(ordering->run_files.size(), 0));
-		ordering->merge_passes++;
 	}
 	MergeRuns(session, ordering->run_files.data(), ordering->run_files.size(), nullptr);
 	for (BufFile *file : ordering->run_files)
 		BufFileClose(file);
 	DVE_CORE(ordering->run_files.clear());
-	elog(DEBUG1, "datavalue_export: merged %d extra pass(es), fan-in %d", ordering->merge_passes,
+	elog(DEBUG1, "datavalue_export: merged %d run groups in extra passes, fan-in %d", ordering->merge_passes,
 	     static_cast<int>(fan_in));
 }
 
