@@ -154,7 +154,8 @@ def test_statement_timeout_interrupts_an_export_inside_its_query(fresh_conn, db2
     """The export cannot finish while datavalue is locked, so the timeout must fire inside it: the
     error's CONTEXT is the export's own query over datavalue."""
     with fresh_conn.cursor() as cur:
-        cur.execute("SET statement_timeout = '1s'")
+        # the margin for reaching the lock wait (metadata queries first) on a heavily loaded machine
+        cur.execute("SET statement_timeout = '3s'")
     with _datavalue_locked(db243):
         with pytest.raises(psycopg2.Error) as err:
             _run_export(fresh_conn, form, demo_request)
