@@ -15,8 +15,10 @@
 
 #include "core/escape.hpp"
 #include "fuzz_check.hpp"
+#include "../unit/escape_reference.hpp"
 
 namespace core = datavalue_export::core;
+namespace test_reference = datavalue_export::test_reference;
 
 namespace {
 
@@ -55,20 +57,7 @@ ReadField(const std::string &csv, std::string &out)
 std::string
 ModelCsvField(const std::string &raw, bool first_column)
 {
-	const std::string s = JavaTrim(raw);
-	bool quote = first_column && (s.empty() || s[0] == '#');
-	for (char c : s)
-		if (c == '"' || c == ',' || c == '\n' || c == '\r')
-			quote = true;
-	if (!quote)
-		return s;
-	std::string out = "\"";
-	for (char c : s) {
-		out += c;
-		if (c == '"')
-			out += '"';
-	}
-	return out + "\"";
+	return test_reference::RefCsvField(raw, first_column);
 }
 
 } // namespace

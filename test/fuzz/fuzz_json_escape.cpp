@@ -15,8 +15,10 @@
 
 #include "core/escape.hpp"
 #include "fuzz_check.hpp"
+#include "../unit/escape_reference.hpp"
 
 namespace core = datavalue_export::core;
+namespace test_reference = datavalue_export::test_reference;
 
 namespace {
 
@@ -132,47 +134,11 @@ DecodeJsonString(const std::string &json, std::string &out)
 	return true;
 }
 
-/* The escaping rules of escape.hpp's banner, one byte at a time. */
+/* The escaping rules, one byte at a time (test/unit/escape_reference.hpp). */
 std::string
 ModelJsonString(const uint8_t *s, size_t n)
 {
-	static const char kHex[] = "0123456789ABCDEF";
-	std::string out = "\"";
-	for (size_t i = 0; i < n; i++) {
-		const uint8_t c = s[i];
-		switch (c) {
-		case '"':
-			out += "\\\"";
-			break;
-		case '\\':
-			out += "\\\\";
-			break;
-		case 0x08:
-			out += "\\b";
-			break;
-		case 0x09:
-			out += "\\t";
-			break;
-		case 0x0A:
-			out += "\\n";
-			break;
-		case 0x0C:
-			out += "\\f";
-			break;
-		case 0x0D:
-			out += "\\r";
-			break;
-		default:
-			if (c < 0x20) {
-				out += "\\u00";
-				out += kHex[c >> 4];
-				out += kHex[c & 0xF];
-			} else {
-				out += static_cast<char>(c);
-			}
-		}
-	}
-	return out + "\"";
+	return "\"" + test_reference::RefJsonBody(std::string(reinterpret_cast<const char *>(s), n)) + "\"";
 }
 
 } // namespace
