@@ -50,10 +50,10 @@ TextBytes(uint32_t length) noexcept
 SortKeyPlan
 PlanSortKey(const std::vector<OrderKey> &order)
 {
-	SortKeyPlan key;
-	const auto add = [&key](SortComponent c) {
-		if (std::find(key.components.begin(), key.components.end(), c) == key.components.end())
-			key.components.push_back(c);
+	std::vector<SortComponent> components;
+	const auto add = [&components](SortComponent c) {
+		if (std::find(components.begin(), components.end(), c) == components.end())
+			components.push_back(c);
 	};
 	for (OrderKey o : order)
 		switch (o) {
@@ -76,7 +76,7 @@ PlanSortKey(const std::vector<OrderKey> &order)
 	for (SortComponent c : {SortComponent::kDataElement, SortComponent::kPeriod, SortComponent::kOrgUnit,
 	                        SortComponent::kCategoryOptionCombo, SortComponent::kAttributeOptionCombo})
 		add(c);
-	return key;
+	return SortKeyPlan(std::move(components));
 }
 
 namespace {
@@ -97,28 +97,47 @@ RankedKind(SortComponent c) noexcept
 		return IdKind::kAttributeOptionCombo;
 	}
 }
+
+constexpr uint8_t kCreatedHigh = kIdKindCount;
+constexpr uint8_t kCreatedLow = kIdKindCount + 1;
+constexpr uint8_t kZero = kIdKindCount + 2;
 } // namespace
+
+/* Components are 32-bit ranks or the 64-bit timestamp: lay them out as 32-bit halves. */
+SortKeyPlan::SortKeyPlan(std::vector<SortComponent> order) : components(std::move(order))
+{
+	size_t n = 0;
+	for (SortComponent c : components) {
+		if (n + 2 > 2 * kSortKeyWords)
+			break; /* cannot happen: at most one 64-bit and five 32-bit components */
+		if (c == SortComponent::kCreated) {
+			half_source[n++] = kCreatedHigh;
+			half_source[n++] = kCreatedLow;
+		} else
+			half_source[n++] = static_cast<uint8_t>(RankedKind(c));
+	}
+	while (n < 2 * kSortKeyWords)
+		half_source[n++] = kZero;
+}
 
 SortKey
 MakeSortKey(const SortKeyPlan &plan, const DataValueRow &row) noexcept
 {
-	/* Components are 32-bit ranks or the 64-bit timestamp: lay them out as 32-bit halves. */
-	uint32_t halves[2 * kSortKeyWords] = {};
-	size_t n = 0;
-	for (SortComponent c : plan.components) {
-		if (n + 2 > 2 * kSortKeyWords)
-			break; /* cannot happen: at most one 64-bit and five 32-bit components */
-		if (c == SortComponent::kCreated) {
-			/* Flip the sign bit: signed order as unsigned. */
-			const uint64_t v = static_cast<uint64_t>(row.created) ^ (UINT64_C(1) << 63);
-			halves[n++] = static_cast<uint32_t>(v >> 32);
-			halves[n++] = static_cast<uint32_t>(v);
-		} else
-			halves[n++] = row.ids[static_cast<size_t>(RankedKind(c))];
-	}
+	static_assert(kZero < 8, "the half sources must fit the table below");
+	/* Flip the sign bit: signed order as unsigned. */
+	const uint64_t created = static_cast<uint64_t>(row.created) ^ (UINT64_C(1) << 63);
+	const uint32_t source[8] = {row.ids[0],
+	                            row.ids[1],
+	                            row.ids[2],
+	                            row.ids[3],
+	                            row.ids[4],
+	                            static_cast<uint32_t>(created >> 32),
+	                            static_cast<uint32_t>(created),
+	                            0};
 	SortKey key;
 	for (size_t i = 0; i < kSortKeyWords; i++)
-		key.words[i] = (static_cast<uint64_t>(halves[2 * i]) << 32) | halves[2 * i + 1];
+		key.words[i] =
+		    (static_cast<uint64_t>(source[plan.half_source[2 * i]]) << 32) | source[plan.half_source[2 * i + 1]];
 	return key;
 }
 

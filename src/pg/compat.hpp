@@ -14,12 +14,14 @@
  *     14, and 14 to 18 agree on them, so those call sites need nothing here.
  *   - 15 added MarkGUCPrefixReserved (utils/guc.h); 14 has the older EmitWarningsOnPlaceholders,
  *     which warns about misspelt datavalue_export.* settings instead of rejecting them.
+ *   - 16 made FileRead/FileWrite (storage/fd.h) take void * buffers and size_t amounts; 15
+ *     has char * and int.
  *   - 18 added PG_MODULE_MAGIC_EXT (fmgr.h): the module states its name and version, shown by
  *     pg_get_loaded_modules().
  *
  * Unchanged from 14 to 18 and used as is: pq_putmessage_noblock / pq_flush (PqCommMethods,
  * libpq/libpq.h), CopyStmt, ActivePortal and Portal->commandTag, tuplestore_begin_heap,
- * BufFileRead/BufFileWrite (16 only made BufFileWrite's buffer const), construct_array.
+ * OpenTemporaryFile/FileClose, construct_array.
  *
  * Tested for real by test/matrix.sh: 15, 17, 18. 14 and 16 are built on the strength of these
  * guards alone (no server headers for them are reachable from the test machine).
@@ -53,6 +55,27 @@ ReserveSettingPrefix(const char *prefix)
 	MarkGUCPrefixReserved(prefix);
 #else
 	EmitWarningsOnPlaceholders(prefix);
+#endif
+}
+
+/* Read or write a temporary file at an offset; returns the byte count, or -1 with errno set. */
+inline ssize_t
+ReadTemporaryFile(File file, char *buffer, size_t amount, off_t offset)
+{
+#if PG_VERSION_NUM >= 160000
+	return FileRead(file, buffer, amount, offset, WAIT_EVENT_BUFFILE_READ);
+#else
+	return FileRead(file, buffer, static_cast<int>(amount), offset, WAIT_EVENT_BUFFILE_READ);
+#endif
+}
+
+inline ssize_t
+WriteTemporaryFile(File file, const char *buffer, size_t amount, off_t offset)
+{
+#if PG_VERSION_NUM >= 160000
+	return FileWrite(file, buffer, amount, offset, WAIT_EVENT_BUFFILE_WRITE);
+#else
+	return FileWrite(file, const_cast<char *>(buffer), static_cast<int>(amount), offset, WAIT_EVENT_BUFFILE_WRITE);
 #endif
 }
 

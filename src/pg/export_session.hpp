@@ -35,7 +35,7 @@
 #include "pg/pg_includes.hpp"
 
 extern "C" {
-#include "storage/buffile.h"
+#include "storage/fd.h"
 }
 
 namespace datavalue_export::pg {
@@ -86,16 +86,23 @@ struct MetadataScratch {
 	std::vector<std::vector<int64_t>> data_set_elements;
 };
 
+/* A sorted run in a temporary file (ordering.cpp), written and read in large blocks. */
+struct RunFile {
+	File file = -1;    /* OpenTemporaryFile: removed when closed, or at transaction end */
+	off_t size = 0;    /* bytes written */
+	off_t read_at = 0; /* the next byte the merge reads */
+};
+
 /* ordering.cpp: rows are sorted here instead of by the main query (core/row_sorter.hpp). */
 struct Ordering {
 	/* Paged exports keep only their first offset + limit rows (core/top_rows.hpp) while they fit. */
 	std::unique_ptr<core::TopRows> top;
 	std::unique_ptr<core::RowSorter> sorter; /* null for unordered exports and while top is used */
 	std::unique_ptr<core::RunMerger> merger;
-	std::vector<BufFile *> run_files;    /* spilled runs; temporary files, removed at transaction end */
-	std::vector<int> run_levels;         /* per run: how many merges made it (ordering.cpp CascadeRuns) */
-	std::vector<BufFile *> merged_files; /* runs written by the current merge pass */
-	int merge_passes = 0;                /* run groups merged before the final merge (DEBUG1) */
+	std::vector<RunFile> run_files;    /* spilled runs */
+	std::vector<int> run_levels;       /* per run: how many merges made it (ordering.cpp CascadeRuns) */
+	std::vector<RunFile> merged_files; /* runs written by the current merge pass */
+	int merge_passes = 0;              /* run groups merged before the final merge (DEBUG1) */
 	core::OutputBuffer spill_buffer;
 	/* Paging applied while the sorted rows are written. */
 	uint64_t rows_to_skip = 0;

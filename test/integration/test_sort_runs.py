@@ -82,3 +82,21 @@ def test_a_page_of_huge_rows_falls_back_to_sorted_runs(fresh_conn):
     assert len(full) > 40
     page = dve.data_values(dve.parse_json_pairs(_export(fresh_conn, "64kB", "json", request, offset=3, limit=100)))
     assert page == full[3:103]
+
+
+def test_spilled_runs_count_against_temp_file_limit(fresh_conn, demo_request):
+    """Runs are plain temporary files (fd.c): temp_file_limit bounds them like any sort's, with
+    PostgreSQL's own error, and the transaction stays usable afterwards."""
+    request = dict(demo_request, include_deleted=True)
+    with fresh_conn.cursor() as cur:
+        cur.execute("SET temp_file_limit = '64kB'")
+    try:
+        with pytest.raises(dve.psycopg2.Error) as err:
+            _export(fresh_conn, "64kB", "json", request)
+        assert err.value.pgcode == "53400", err.value.pgerror
+        assert "temp_file_limit" in err.value.pgerror
+        # One run in memory writes no file, so the same limit does not stop it.
+        assert len(_export(fresh_conn, "1GB", "json", request)) > 1_000_000
+    finally:
+        with fresh_conn.cursor() as cur:
+            cur.execute("RESET temp_file_limit")
