@@ -5,24 +5,13 @@
  */
 #include "core/compression_thread.hpp"
 
-#include <csignal>
-#include <pthread.h>
+#include "core/worker_thread.hpp"
 
 namespace datavalue_export::core {
 
 CompressionThread::CompressionThread(std::unique_ptr<GzipWriter> gzip) : gzip_(std::move(gzip))
 {
-	/* The worker inherits a mask that blocks every signal: they stay with the backend's thread. */
-	sigset_t all, previous;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &previous);
-	try {
-		worker_ = std::thread([this] { Run(); });
-	} catch (...) {
-		pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-		throw;
-	}
-	pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+	worker_ = StartSignalFreeThread([this] { Run(); });
 }
 
 CompressionThread::~CompressionThread()

@@ -5,6 +5,8 @@
  */
 #include "core/row_sorter.hpp"
 
+#include "core/worker_thread.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -189,25 +191,63 @@ DecodeRow(const char *p) noexcept
 	return row;
 }
 
-RowSorter::RowSorter(SortKeyPlan plan, size_t run_budget) : plan_(std::move(plan)), run_budget_(run_budget)
+RowSorter::RowSorter(SortKeyPlan plan, size_t run_budget) : plan_(std::move(plan)), run_budget_(run_budget / 2)
 {
 	/* Rows are at least a header; entries take their share of the budget as the run fills. */
-	arena_.Reserve(run_budget);
-	entries_.reserve(run_budget / (kCompactRowHeader + sizeof(Entry)));
+	for (Run *run : {&filling_, &sorted_}) {
+		run->arena.Reserve(run_budget_);
+		run->entries.reserve(run_budget_ / (kCompactRowHeader + sizeof(Entry)));
+	}
+}
+
+RowSorter::~RowSorter()
+{
+	WaitForSortedRun();
 }
 
 void
 RowSorter::Add(const DataValueRow &row)
 {
-	const size_t offset = arena_.Size();
-	EncodeRow(row, arena_);
-	entries_.push_back(Entry{MakeSortKey(plan_, row), offset});
+	const size_t offset = filling_.arena.Size();
+	EncodeRow(row, filling_.arena);
+	filling_.entries.push_back(Entry{MakeSortKey(plan_, row), offset});
+}
+
+void
+RowSorter::Run::Sort() noexcept
+{
+	std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return KeyLess(a.key, b.key); });
+}
+
+void
+RowSorter::Run::Clear() noexcept
+{
+	entries.clear();
+	arena.Clear();
+}
+
+void
+RowSorter::SortRunInBackground()
+{
+	filling_.Swap(sorted_); /* sorted_ was spilled: its storage is reused for the next run */
+	filling_.Clear();
+	spill_position_ = 0;
+	worker_ = StartSignalFreeThread([run = &sorted_] { run->Sort(); });
+}
+
+void
+RowSorter::WaitForSortedRun() noexcept
+{
+	if (worker_.joinable())
+		worker_.join();
 }
 
 void
 RowSorter::SortRun()
 {
-	std::sort(entries_.begin(), entries_.end(), [](const Entry &a, const Entry &b) { return KeyLess(a.key, b.key); });
+	filling_.Swap(sorted_);
+	filling_.Clear();
+	sorted_.Sort();
 	spill_position_ = 0;
 }
 
@@ -215,21 +255,20 @@ bool
 RowSorter::SpillChunk(OutputBuffer &out, size_t max_bytes)
 {
 	const size_t start = out.Size();
-	while (spill_position_ < entries_.size() && out.Size() - start < max_bytes) {
-		const char *record = arena_.Data() + entries_[spill_position_++].offset;
+	while (spill_position_ < sorted_.entries.size() && out.Size() - start < max_bytes) {
+		const char *record = sorted_.arena.Data() + sorted_.entries[spill_position_++].offset;
 		out.Append(record, EncodedRowSize(record));
 	}
-	if (spill_position_ < entries_.size())
+	if (spill_position_ < sorted_.entries.size())
 		return true;
-	ClearRun();
+	ClearSortedRun();
 	return false;
 }
 
 void
-RowSorter::ClearRun() noexcept
+RowSorter::ClearSortedRun() noexcept
 {
-	entries_.clear();
-	arena_.Clear();
+	sorted_.Clear();
 	spill_position_ = 0;
 }
 

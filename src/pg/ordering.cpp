@@ -67,13 +67,13 @@ CloseRunFile(RunFile *run)
 	run->file = -1;
 }
 
-/* Sort the current run and write it to a new temporary file. May ereport. */
+/* Write the sorted run to a new temporary file. May ereport. */
 void
-SpillRun(ExportSession *session)
+SpillSortedRun(ExportSession *session)
 {
 	Ordering *ordering = &session->state->ordering;
 	const RunFile file = NewRunFile();
-	DVE_CORE(ordering->run_files.push_back(file); ordering->run_levels.push_back(0); ordering->sorter->SortRun());
+	DVE_CORE(ordering->run_files.push_back(file); ordering->run_levels.push_back(0));
 	RunFile *run = &ordering->run_files.back();
 	bool more = true;
 	while (more) {
@@ -242,25 +242,48 @@ CascadeRuns(ExportSession *session)
 	}
 }
 
+/* Spill the run the worker thread sorted, if any. May ereport. */
+void
+SpillPendingRun(ExportSession *session)
+{
+	Ordering *ordering = &session->state->ordering;
+	if (!ordering->sorter->SortPending())
+		return;
+	ordering->sorter->WaitForSortedRun();
+	SpillSortedRun(session);
+	CascadeRuns(session);
+}
+
+/* A full run: spill the previous one (sorted meanwhile), and sort this one on the worker thread. May ereport. */
+void
+RunFull(ExportSession *session)
+{
+	SpillPendingRun(session);
+	DVE_CORE(session->state->ordering.sorter->SortRunInBackground());
+}
+
 /* Write the sorted rows: straight from memory for one run, else merge the spilled runs. May ereport. */
 void
 EmitSortedRows(ExportSession *session)
 {
 	Ordering *ordering = &session->state->ordering;
-	if (ordering->run_files.empty()) {
+	if (ordering->run_files.empty() && !ordering->sorter->SortPending()) {
 		DVE_CORE(ordering->sorter->SortRun());
-		const size_t rows = ordering->sorter->RunRows();
+		const size_t rows = ordering->sorter->SortedRows();
 		for (size_t i = 0; i < rows && ordering->rows_left != 0; i++) {
 			const core::DataValueRow row = ordering->sorter->SortedRow(i);
 			EmitSorted(session, row);
 			if ((i & 1023) == 0)
 				CHECK_FOR_INTERRUPTS();
 		}
-		DVE_CORE(ordering->sorter->ClearRun());
+		DVE_CORE(ordering->sorter->ClearSortedRun());
 		return;
 	}
-	if (!ordering->sorter->RunEmpty())
-		SpillRun(session);
+	SpillPendingRun(session);
+	if (!ordering->sorter->RunEmpty()) {
+		DVE_CORE(ordering->sorter->SortRun());
+		SpillSortedRun(session);
+	}
 	/* Too many runs to merge at once within the budget: merge groups of them into longer runs first. */
 	const size_t fan_in = MergeFanIn();
 	while (ordering->run_files.size() > fan_in) {
@@ -323,19 +346,15 @@ AddToOrdering(ExportSession *session, const core::DataValueRow &row)
 		DVE_CORE(ordering->sorter = std::make_unique<core::RowSorter>(ordering->top->Plan(), run_bytes));
 		for (size_t i = 0; i < ordering->top->Size(); i++) {
 			DVE_CORE(ordering->sorter->Add(ordering->top->Row(i)));
-			if (ordering->sorter->RunFull()) {
-				SpillRun(session);
-				CascadeRuns(session);
-			}
+			if (ordering->sorter->RunFull())
+				RunFull(session);
 		}
 		DVE_CORE(ordering->top.reset());
 		return;
 	}
 	DVE_CORE(ordering->sorter->Add(row));
-	if (ordering->sorter->RunFull()) {
-		SpillRun(session);
-		CascadeRuns(session);
-	}
+	if (ordering->sorter->RunFull())
+		RunFull(session);
 }
 
 /* Write the sorted rows into the document. May ereport. */

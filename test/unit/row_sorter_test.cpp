@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -134,35 +135,51 @@ TEST(CompactRowTest, RoundTripsEveryField)
 	}
 }
 
-/* Sort in runs of a small budget, spill each, merge, and compare with std::stable_sort. */
+/*
+ * Sort in runs of a small budget, spill each, merge, and compare with std::stable_sort. With
+ * background, each full run is sorted on the worker thread while the next one fills, as
+ * src/pg/ordering.cpp does.
+ */
 void
-CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size)
+CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool background = false)
 {
 	const auto rows = RandomRows(rows_count, static_cast<uint32_t>(rows_count + budget));
 	RowSorter sorter(DefaultPlan(), budget);
 	std::vector<std::string> runs;
+	const auto spill = [&](size_t chunk) {
+		OutputBuffer out;
+		while (sorter.SpillChunk(out, chunk)) {
+		}
+		runs.emplace_back(out.Data(), out.Size());
+	};
+	const auto spill_pending = [&] {
+		if (sorter.SortPending()) {
+			sorter.WaitForSortedRun();
+			spill(100);
+		}
+	};
 	for (const OwnedRow &r : rows) {
 		sorter.Add(r.View());
-		if (sorter.RunFull()) {
+		if (!sorter.RunFull())
+			continue;
+		if (background) {
+			spill_pending();
+			sorter.SortRunInBackground();
+		} else {
 			sorter.SortRun();
-			OutputBuffer out;
-			while (sorter.SpillChunk(out, 100)) {
-			}
-			runs.emplace_back(out.Data(), out.Size());
+			spill(100);
 		}
 	}
+	spill_pending();
 	std::vector<std::string> merged;
 	if (runs.empty()) {
 		sorter.SortRun();
-		for (size_t i = 0; i < sorter.RunRows(); i++)
+		for (size_t i = 0; i < sorter.SortedRows(); i++)
 			merged.push_back(Describe(sorter.SortedRow(i)));
 	} else {
 		if (!sorter.RunEmpty()) {
 			sorter.SortRun();
-			OutputBuffer out;
-			while (sorter.SpillChunk(out, 1 << 20)) {
-			}
-			runs.emplace_back(out.Data(), out.Size());
+			spill(1 << 20);
 		}
 		RunMerger merger(DefaultPlan(), runs.size());
 		std::vector<size_t> read(runs.size(), 0);
@@ -221,6 +238,25 @@ TEST(RowSorterTest, ManyRunsLargeReads)
 TEST(RowSorterTest, EmptyInput)
 {
 	CheckSortedThroughRuns(0, 1024, 64);
+}
+TEST(RowSorterTest, RunsSortedOnTheWorkerThread)
+{
+	CheckSortedThroughRuns(5000, 32 * 1024, 1 << 20, true);
+	CheckSortedThroughRuns(20000, 256 * 1024, 64, true);
+	CheckSortedThroughRuns(300, 1 << 30, 64, true); /* one run: never handed to the worker */
+}
+TEST(RowSorterTest, DestroyedWhileTheWorkerSorts)
+{
+	/* A cancelled export deletes its sorter whatever the worker is doing: it must join, not leak or crash. */
+	const auto rows = RandomRows(20000, 7);
+	auto sorter = std::make_unique<RowSorter>(DefaultPlan(), 1 << 20);
+	for (const OwnedRow &r : rows) {
+		sorter->Add(r.View());
+		if (sorter->RunFull() && !sorter->SortPending())
+			sorter->SortRunInBackground();
+	}
+	EXPECT_TRUE(sorter->SortPending());
+	sorter.reset();
 }
 
 TEST(PlanSortKeyTest, DefaultOrderThenTieBreakers)
