@@ -964,6 +964,29 @@ def scaling_rows(small, big):
     return rows
 
 
+
+def shared_memory_page_size(db):
+    """Whether the postmaster's main shared memory segment is in 2 MB huge pages or 4 kB pages
+    (PostgreSQL 15 has no huge_pages_status): the largest mapping in its smaps says."""
+    try:
+        datadir = psql(db, "SHOW data_directory")
+        with open(os.path.join(datadir, "postmaster.pid")) as f:
+            pid = int(f.readline())
+        largest, page = 0, None
+        size = 0
+        with open(f"/proc/{pid}/smaps") as f:
+            for line in f:
+                if line.startswith("Size:"):
+                    size = int(line.split()[1])
+                elif line.startswith("KernelPageSize:") and size > largest:
+                    largest, page = size, int(line.split()[1])
+        if page is None:
+            return None
+        kind = "huge pages" if page >= 2048 else "normal pages"
+        return f"{kind} ({page} kB) for its {largest // 1024} MB segment"
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+
 def environment(db):
     env = {}
     try:
@@ -985,6 +1008,8 @@ def environment(db):
         "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings"
         " WHERE name IN ('shared_buffers', 'work_mem', 'max_parallel_workers_per_gather', 'jit')",
     )
+
+    env["huge_pages"] = shared_memory_page_size(db)
 
     def git(*a):
         r = subprocess.run(["git", "-C", REPO, *a], capture_output=True, text=True)
@@ -1040,6 +1065,7 @@ def report(sizes, env, args, micro, scaling):
         f" {'= this build' if env['installed_library_matches_build'] else 'DIFFERS from this build (run without --no-setup)' if env['installed_library_matches_build'] is False else 'not compared'}"
     )
     out.append(f"- load average (1, 5, 15 min): {env['load']}")
+    out.append(f"- shared memory pages of the server: {env.get('huge_pages') or 'unknown'} (bench/README.md \"Huge pages\")")
     if sizes:
         out.append(
             f"- method: {args.reps} interleaved repetitions per variant after one warm-up run each; medians"
