@@ -38,6 +38,8 @@ class TopRows {
 	/* Sort the kept rows; then read them in order with Row. */
 	void Finish();
 	size_t Size() const noexcept { return heap_.size(); }
+	/* Holds capacity rows: a row that sorts after all of them can no longer enter. */
+	bool Full() const noexcept { return heap_.size() == capacity_; }
 	DataValueRow Row(size_t i) const noexcept { return DecodeRow(slots_[heap_[i].slot].data()); }
 
 	/* Bytes of the kept rows. */

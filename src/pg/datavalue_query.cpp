@@ -43,6 +43,7 @@ enum Column {
 struct RowReceiver {
 	DestReceiver pub; /* must be first */
 	ExportSession *session;
+	uint64 rows;
 };
 
 /* A text column as a pointer and length, detoasting when needed; *copy is set if palloc'd. May ereport. */
@@ -98,6 +99,7 @@ ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
 {
 	ExportSession *session = reinterpret_cast<RowReceiver *>(self)->session;
 	ExportState *state = session->state;
+	reinterpret_cast<RowReceiver *>(self)->rows++;
 
 	CHECK_FOR_INTERRUPTS();
 	slot_getallattrs(slot);
@@ -192,8 +194,8 @@ MakeParamList(const QueryParams *params)
 	return list;
 }
 
-/* The WHERE clause every datavalue query of an export shares (alias dv). May ereport. */
-void
+/* The WHERE clause every datavalue query of an export shares (alias dv); false if it is empty. May ereport. */
+bool
 AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *params)
 {
 	ExportState *state = session->state;
@@ -227,6 +229,7 @@ AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *para
 		clause();
 		appendStringInfoString(sql, "NOT dv.deleted");
 	}
+	return !first;
 }
 
 bool
@@ -334,14 +337,16 @@ ProfileDataValues(ExportSession *session)
 	DVE_CORE(core::CheckIdentifiersDefined(plan, state->metadata, *used_undefined));
 }
 
-/* Run one datavalue query, streaming every row into the writer (through the ordering). May ereport. */
-void
-RunDataValueQuery(ExportSession *session)
+/*
+ * Run the main query once, streaming every row into the writer (through the ordering). With
+ * periods, only those periods' rows, and the data element filter kept even when it covers
+ * every element: with both, datavalue's primary key (dataelementid, periodid, ...) finds the
+ * rows. Unordered exports page in SQL. Returns the rows read. May ereport.
+ */
+uint64
+ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
 {
 	ExportState *state = session->state;
-	if (NothingCanMatch(state))
-		return;
-
 	QueryParams params;
 	params.nargs = 0;
 	StringInfoData sql;
@@ -351,13 +356,17 @@ RunDataValueQuery(ExportSession *session)
 	                 "dv.attributeoptioncomboid, dv.value, dv.storedby, dv.created, dv.lastupdated, dv.comment, "
 	                 "dv.followup, dv.deleted FROM %s.datavalue dv",
 	                 state->dhis2_schema);
-	AppendDataValueFilters(session, &sql, &params);
-
-	/* Ordered exports sort in C++ (ordering.cpp): the query never sorts and never joins. */
-	const bool ordered = !state->plan.unordered;
-	if (ordered) {
-		StartOrdering(session);
-	} else {
+	bool has_where = AppendDataValueFilters(session, &sql, &params);
+	if (periods != nullptr) {
+		if (state->filters.all_data_elements) {
+			appendStringInfo(&sql, "%s dv.dataelementid " OP("=") " ANY($%d)", has_where ? " AND" : " WHERE",
+			                 AddParam(&params, INT8ARRAYOID, Int8Array(state->filters.data_element_ids)));
+			has_where = true;
+		}
+		appendStringInfo(&sql, "%s dv.periodid " OP("=") " ANY($%d)", has_where ? " AND" : " WHERE",
+		                 AddParam(&params, INT8ARRAYOID, Int8Array(*periods)));
+	}
+	if (state->plan.unordered) {
 		if (state->plan.request.limit)
 			appendStringInfo(&sql, " LIMIT $%d", AddParam(&params, INT8OID, Int64GetDatum(*state->plan.request.limit)));
 		if (state->plan.request.offset)
@@ -383,8 +392,94 @@ RunDataValueQuery(ExportSession *session)
 	/* With a receiver of kind DestNone, SPI reports a SELECT as SPI_OK_UTILITY. */
 	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
 		elog(ERROR, "data value query failed: %s", SPI_result_code_string(rc));
-	if (ordered)
-		FinishOrdering(session);
+	const uint64 rows = receiver->rows;
+	pfree(sql.data);
+	pfree(receiver);
+	return rows;
+}
+
+/*
+ * Rows of datavalue this transaction has read so far (scanned, or fetched through an index),
+ * from the backend's own statistics. May ereport.
+ */
+int64
+RowsReadSoFar(Oid datavalue)
+{
+	Datum arg = ObjectIdGetDatum(datavalue);
+	Oid type = OIDOID;
+	const int rc = SPI_execute_with_args("SELECT pg_catalog.pg_stat_get_xact_tuples_returned($1) " OP(
+	                                         "+") " pg_catalog.pg_stat_get_xact_tuples_fetched($1)",
+	                                     1, &type, &arg, nullptr, true, 1);
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "statistics query failed: %s", SPI_result_code_string(rc));
+	return GetInt64(SPI_tuptable->vals[0], 1);
+}
+
+/*
+ * A page (limit) of an export ordered by period first, DHIS2's default order, needs only the
+ * rows of its first periods. Periods are read in the order's sequence, a doubling batch at a
+ * time (1, 2, 4, 8, 16 periods, then all the rest), until the kept rows fill the page: every
+ * row of a later period sorts after all of them. Batches are disjoint, so through the primary
+ * key (dataelementid, periodid, ...) the first pages of a large export read a few periods'
+ * rows instead of the whole table, and a page deep into the export still reads each row once.
+ * When a batch read far more rows than it returned (the planner scanned the table, or used the
+ * index without the period), the next query takes all the remaining periods: at worst about
+ * two reads of the table. May ereport.
+ */
+constexpr int kMaxPageQueries = 6;
+
+void
+ExecutePageByPeriods(ExportSession *session)
+{
+	ExportState *state = session->state;
+	Ordering *ordering = &state->ordering;
+	const std::vector<core::Identifier> &periods = state->metadata.objects[static_cast<size_t>(IdKind::kPeriod)];
+	const Oid datavalue = get_relname_relid("datavalue", state->dhis2_schema_oid);
+	std::vector<int64_t> *batch = &ordering->period_batch;
+	size_t next = 0;
+	size_t batch_size = 1;
+	bool rest_at_once = false;
+	for (int query = 1; next < periods.size(); query++) {
+		const size_t end =
+		    rest_at_once || query == kMaxPageQueries ? periods.size() : Min(periods.size(), next + batch_size);
+		DVE_CORE(batch->clear(); for (size_t i = next; i < end; i++) batch->push_back(periods[i].id));
+		const int64 read_before = RowsReadSoFar(datavalue);
+		const uint64 returned = ExecuteRowQuery(session, batch);
+		rest_at_once = RowsReadSoFar(datavalue) - read_before > static_cast<int64>(2 * returned + 1024);
+		next = end;
+		batch_size *= 2;
+		/* Full page in the heap (and it did not spill into sorted runs): later periods cannot enter it. */
+		if (ordering->top && ordering->top->Full())
+			break;
+	}
+}
+
+/* Whether the export's order starts with the period (only then can a page stop early). */
+bool
+PeriodLeadsTheOrder(const ExportState *state)
+{
+	const std::vector<core::OrderKey> &order = state->plan.order;
+	return !order.empty() && order.front() == core::OrderKey::kPeriod;
+}
+
+/* Run the export's datavalue queries, streaming every row into the writer (through the ordering). May ereport. */
+void
+RunDataValueQuery(ExportSession *session)
+{
+	ExportState *state = session->state;
+	if (NothingCanMatch(state))
+		return;
+	/* Ordered exports sort in C++ (ordering.cpp): the queries never sort and never join. */
+	if (state->plan.unordered) {
+		ExecuteRowQuery(session, nullptr);
+		return;
+	}
+	StartOrdering(session);
+	if (state->ordering.top && !state->ordering.grouping && PeriodLeadsTheOrder(state))
+		ExecutePageByPeriods(session);
+	else
+		ExecuteRowQuery(session, nullptr);
+	FinishOrdering(session);
 }
 
 /*

@@ -103,6 +103,7 @@ struct Ordering {
 	std::vector<int> run_levels;       /* per run: how many merges made it (ordering.cpp CascadeRuns) */
 	std::vector<RunFile> merged_files; /* runs written by the current merge pass */
 	int merge_passes = 0;              /* run groups merged before the final merge (DEBUG1) */
+	std::vector<int64_t> period_batch; /* datavalue_query.cpp ExecutePageByPeriods */
 	core::OutputBuffer spill_buffer;
 	/* Paging applied while the sorted rows are written. */
 	uint64_t rows_to_skip = 0;
