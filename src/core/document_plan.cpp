@@ -222,6 +222,8 @@ PrepareDocument(const ExportPlan &plan, const ResolvedMetadata &metadata)
 			prepared.maps[k].Put(object.id, prepared.writer->AddIdentifier(static_cast<IdKind>(k), text,
 			                                                               object.is_default, &object.detail));
 		}
+	for (IdMap &map : prepared.maps)
+		map.Densify();
 	return prepared;
 }
 

@@ -4,7 +4,9 @@
  *
  * Every exported row carries five ids (data element, period, org unit, two option combos);
  * each is resolved through one of these maps instead of a SQL join, which is what makes the
- * row path close to a bare scan. Linear probing on a power-of-two table at most half full.
+ * row path close to a bare scan. Linear probing on a power-of-two table at most half full;
+ * Densify adds a plain array indexed by id - min when the ids are nearly consecutive (DHIS2's
+ * come from one sequence), so a lookup is one load instead of a hash and a probe.
  * SPDX-License-Identifier: PostgreSQL
  */
 #pragma once
@@ -26,6 +28,7 @@ class IdMap {
 	/* Insert or overwrite. May throw std::bad_alloc. */
 	void Put(int64_t id, uint32_t index)
 	{
+		dense_.clear();     /* Densify again after changes */
 		if (id == kEmpty) { /* the empty-slot marker is kept aside */
 			has_min_ = true;
 			min_index_ = index;
@@ -43,6 +46,10 @@ class IdMap {
 
 	uint32_t Get(int64_t id) const noexcept
 	{
+		if (!dense_.empty()) {
+			const uint64_t offset = static_cast<uint64_t>(id) - static_cast<uint64_t>(dense_min_);
+			return offset < dense_.size() ? dense_[offset] : kNotFound;
+		}
 		if (id == kEmpty)
 			return has_min_ ? min_index_ : kNotFound;
 		const size_t mask = slots_.size() - 1;
@@ -56,6 +63,32 @@ class IdMap {
 	}
 
 	bool Contains(int64_t id) const noexcept { return Get(id) != kNotFound; }
+
+	/*
+	 * Build the array lookup when the ids span at most four slots per entry (and 16M slots):
+	 * call once the map is complete. Costs nothing otherwise. May throw std::bad_alloc.
+	 */
+	void Densify()
+	{
+		dense_.clear();
+		if (size_ == 0 || has_min_)
+			return;
+		int64_t low = INT64_MAX, high = INT64_MIN;
+		for (const Slot &slot : slots_)
+			if (slot.id != kEmpty) {
+				low = slot.id < low ? slot.id : low;
+				high = slot.id > high ? slot.id : high;
+			}
+		const uint64_t span = static_cast<uint64_t>(high) - static_cast<uint64_t>(low) + 1;
+		if (span > 4 * static_cast<uint64_t>(size_) + 64 || span > (UINT64_C(1) << 24))
+			return;
+		std::vector<uint32_t> dense(static_cast<size_t>(span), kNotFound);
+		for (const Slot &slot : slots_)
+			if (slot.id != kEmpty)
+				dense[static_cast<size_t>(static_cast<uint64_t>(slot.id) - static_cast<uint64_t>(low))] = slot.index;
+		dense_min_ = low;
+		dense_.swap(dense);
+	}
 	size_t Size() const noexcept { return size_ + (has_min_ ? 1 : 0); }
 
   private:
@@ -91,6 +124,8 @@ class IdMap {
 	}
 
 	std::vector<Slot> slots_;
+	std::vector<uint32_t> dense_; /* empty unless Densify found the ids nearly consecutive */
+	int64_t dense_min_ = 0;
 	size_t size_ = 0;
 	bool has_min_ = false;
 	uint32_t min_index_ = 0;

@@ -51,7 +51,9 @@ YearDigits(char *w, int32_t y) noexcept
 		*w++ = tmp[--n];
 	return w;
 }
-/* "THH:mm:ss.SSS+0000" for a millisecond of the day. */
+inline constexpr size_t kTimeOfDayLength = 18;
+
+/* "THH:mm:ss.SSS+0000" (kTimeOfDayLength bytes) for a millisecond of the day. */
 inline char *
 TimeOfDay(char *w, int32_t ms_of_day) noexcept
 {
@@ -89,25 +91,21 @@ WriteDhis2Timestamp(char *w, int64_t pg_micros) noexcept
 }
 
 /*
- * WriteDhis2Timestamp with the last text kept: consecutive timestamps are mostly the same
- * instant or the same day, and the calendar arithmetic is most of the cost.
+ * WriteDhis2Timestamp with the last text kept, and the date text of recent days: consecutive
+ * timestamps are often the same instant (created and lastupdated), an export's timestamps fall
+ * on a few hundred days, and the calendar arithmetic of the date is most of the cost.
  */
 class TimestampFormatter {
   public:
 	char *Write(char *w, int64_t pg_micros) noexcept
 	{
 		const int64_t millis = FloorDiv(pg_micros, 1000);
-		/* created and lastupdated are often the same instant, and rows often share a day. */
 		if (millis != cached_millis_) {
 			const int64_t day = FloorDiv(millis, 86400000);
-			if (day != cached_day_) {
-				char *end = WriteDhis2Timestamp(text_, pg_micros);
-				text_length_ = static_cast<size_t>(end - text_);
-				cached_day_ = day;
-			} else {
-				/* Same day: rewrite the time of day in place; the date part keeps its length. */
-				detail::TimeOfDay(text_ + text_length_ - 18, static_cast<int32_t>(millis - day * 86400000));
-			}
+			const DayText &date = Date(day);
+			std::memcpy(text_, date.text, sizeof date.text);
+			detail::TimeOfDay(text_ + date.length, static_cast<int32_t>(millis - day * 86400000));
+			text_length_ = date.length + detail::kTimeOfDayLength;
 			cached_millis_ = millis;
 		}
 		std::memcpy(w, text_, text_length_);
@@ -115,10 +113,31 @@ class TimestampFormatter {
 	}
 
   private:
+	struct DayText {
+		int64_t day = INT64_MIN;
+		char text[kTimestampMax - detail::kTimeOfDayLength]; /* "yyyy-MM-dd", longer for years past 9999 */
+		size_t length = 0;
+	};
+	/* Direct-mapped: 1024 consecutive days (almost three years) never evict each other. */
+	static constexpr size_t kDays = 1024;
+
+	const DayText &Date(int64_t day) noexcept
+	{
+		DayText &slot = days_[static_cast<uint64_t>(day) % kDays];
+		if (slot.day != day) {
+			char full[kTimestampMax];
+			char *end = WriteDhis2Timestamp(full, day * INT64_C(86400000000));
+			slot.length = static_cast<size_t>(end - full) - detail::kTimeOfDayLength;
+			std::memcpy(slot.text, full, slot.length);
+			slot.day = day;
+		}
+		return slot;
+	}
+
 	int64_t cached_millis_ = INT64_MIN;
-	int64_t cached_day_ = INT64_MIN;
 	char text_[kTimestampMax];
 	size_t text_length_ = 0;
+	DayText days_[kDays];
 };
 
 } // namespace datavalue_export::core

@@ -189,5 +189,53 @@ TEST(IdMapTest, CopyIsIndependent)
 	EXPECT_EQ(b.Size(), 2u);
 }
 
+/* Densify must not change an answer: nearly consecutive ids (the array), sparse ids (no array), edges. */
+TEST(IdMapTest, DensifyKeepsEveryAnswer)
+{
+	std::mt19937_64 rng(7);
+	for (const int64_t base : {INT64_C(0), INT64_C(-500), INT64_C(123456789), INT64_MAX - 5000, INT64_MIN + 1}) {
+		for (const int64_t stride : {INT64_C(1), INT64_C(3), INT64_C(1000)}) {
+			IdMap map;
+			std::unordered_map<int64_t, uint32_t> reference;
+			for (uint32_t i = 0; i < 1000; i++) {
+				if (rng() % 5 == 0)
+					continue; /* gaps */
+				const int64_t id = stride == 1000 && base > INT64_MAX - 1000000000 ? base + i : base + i * stride;
+				map.Put(id, i);
+				reference[id] = i;
+			}
+			map.Densify();
+			for (int64_t k = -10; k < 1010 * stride; k++) {
+				if ((k < 0 && base < INT64_MIN - k) || (k > 0 && base > INT64_MAX - k))
+					continue; /* outside int64 */
+				const int64_t probe = base + k;
+				const auto it = reference.find(probe);
+				ASSERT_EQ(map.Get(probe), it == reference.end() ? IdMap::kNotFound : it->second)
+				    << base << " " << stride << " " << probe;
+			}
+			EXPECT_EQ(map.Get(INT64_MIN), IdMap::kNotFound);
+			EXPECT_EQ(map.Get(INT64_MAX), reference.count(INT64_MAX) ? reference[INT64_MAX] : IdMap::kNotFound);
+		}
+	}
+}
+
+TEST(IdMapTest, PutAfterDensifyIsSeen)
+{
+	IdMap map;
+	for (uint32_t i = 0; i < 100; i++)
+		map.Put(1000 + i, i);
+	map.Densify();
+	EXPECT_EQ(map.Get(1050), 50u);
+	map.Put(5000000000, 7); /* far outside the array */
+	map.Put(1050, 99);
+	EXPECT_EQ(map.Get(5000000000), 7u);
+	EXPECT_EQ(map.Get(1050), 99u);
+	EXPECT_EQ(map.Get(1099), 99u);
+	map.Densify(); /* now sparse: stays a hash map */
+	EXPECT_EQ(map.Get(5000000000), 7u);
+	EXPECT_EQ(map.Get(1001), 1u);
+	EXPECT_EQ(map.Get(1100), IdMap::kNotFound);
+}
+
 } // namespace
 } // namespace datavalue_export::core
