@@ -108,7 +108,11 @@ class TimestampFormatter {
 			text_length_ = date.length + detail::kTimeOfDayLength;
 			cached_millis_ = millis;
 		}
-		std::memcpy(w, text_, text_length_);
+		/* A fixed-size copy is a few moves; years 0-9999 are all kTimestampLength long. */
+		if (text_length_ == kTimestampLength)
+			std::memcpy(w, text_, kTimestampLength);
+		else
+			std::memcpy(w, text_, text_length_);
 		return w + text_length_;
 	}
 

@@ -39,8 +39,10 @@ class IdentifierFragments {
 	uint32_t Add(IdKind kind, std::string_view fragment)
 	{
 		Table &table = tables_[static_cast<size_t>(kind)];
+		table.bytes.resize(table.offsets.back()); /* drop the padding */
 		table.bytes.append(fragment);
 		table.offsets.push_back(static_cast<uint32_t>(table.bytes.size()));
+		table.bytes.append(kChunk, '\0');
 		if (fragment.size() > table.max_length) {
 			max_total_ += fragment.size() - table.max_length;
 			table.max_length = fragment.size();
@@ -48,11 +50,24 @@ class IdentifierFragments {
 		return static_cast<uint32_t>(table.offsets.size() - 2);
 	}
 
-	/* The fragments of a row's identifiers, in IdKind order. */
+	/*
+	 * The fragments of a row's identifiers, in IdKind order. Each is copied in whole 16-byte
+	 * chunks (fragments are a few dozen bytes; fixed-size copies are plain moves, where a
+	 * memcpy of a variable length is a call): up to 15 bytes past a fragment are read (the
+	 * tables end in padding) and written, so w needs MaxTotal() + kChunk bytes of room; the
+	 * next bytes written overwrite the excess.
+	 */
 	char *PutAll(char *w, const DataValueRow &row) const noexcept
 	{
-		for (size_t k = 0; k < kIdKindCount; k++)
-			w = Put(w, tables_[k].Get(row.ids[k]));
+		for (size_t k = 0; k < kIdKindCount; k++) {
+			const Table &table = tables_[k];
+			const uint32_t start = table.offsets[row.ids[k]];
+			const uint32_t length = table.offsets[row.ids[k] + 1] - start;
+			const char *from = table.bytes.data() + start;
+			for (uint32_t i = 0; i < length; i += kChunk)
+				std::memcpy(w + i, from + i, kChunk);
+			w += length;
+		}
 		return w;
 	}
 
@@ -65,9 +80,12 @@ class IdentifierFragments {
 	/* Sum of the longest fragment of each kind: what a row's identifiers need at most. */
 	size_t MaxTotal() const noexcept { return max_total_; }
 
+	/* Extra room PutAll needs after the fragments (see there). */
+	static constexpr size_t kChunk = 16;
+
   private:
 	struct Table {
-		std::string bytes;
+		std::string bytes;                /* the fragments, then kChunk bytes of padding */
 		std::vector<uint32_t> offsets{0}; /* fragment i is bytes[offsets[i], offsets[i+1]) */
 		size_t max_length = 0;
 		std::string_view Get(uint32_t i) const noexcept
