@@ -18,6 +18,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/large_allocation.hpp"
 #include "core/cpp_only.hpp"
 
 namespace datavalue_export::core {
@@ -74,9 +75,20 @@ class OutputBuffer {
 		size_t cap = capacity_ ? capacity_ : 4096;
 		while (cap < min_capacity)
 			cap *= 2;
-		char *p = static_cast<char *>(std::realloc(data_, cap));
-		if (p == nullptr)
-			throw std::bad_alloc();
+		char *p;
+		if (cap >= kHugePageBytes) {
+			/* Sort runs and large texts: huge pages (large_allocation.hpp); copy what is there. */
+			p = static_cast<char *>(AllocateLarge(cap));
+			if (p == nullptr)
+				throw std::bad_alloc();
+			if (size_ > 0)
+				std::memcpy(p, data_, size_);
+			std::free(data_);
+		} else {
+			p = static_cast<char *>(std::realloc(data_, cap));
+			if (p == nullptr)
+				throw std::bad_alloc();
+		}
 		data_ = p;
 		capacity_ = cap;
 	}

@@ -272,6 +272,17 @@ RowSorter::ClearSortedRun() noexcept
 	spill_position_ = 0;
 }
 
+void
+RowSorter::ReleaseRuns() noexcept
+{
+	WaitForSortedRun();
+	for (Run *run : {&filling_, &sorted_}) {
+		Run empty;
+		run->Swap(empty); /* empty's destructor frees the storage */
+	}
+	spill_position_ = 0;
+}
+
 RunMerger::RunMerger(SortKeyPlan plan, size_t runs) : plan_(std::move(plan)), cursors_(runs) {}
 
 bool

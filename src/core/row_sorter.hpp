@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/large_allocation.hpp"
 #include "core/model.hpp"
 #include "core/output_buffer.hpp"
 #include "core/validate.hpp"
@@ -135,6 +136,8 @@ class RowSorter {
 	 */
 	bool SpillChunk(OutputBuffer &out, size_t max_bytes);
 	void ClearSortedRun() noexcept;
+	/* Free both runs' memory once the last run is spilled, so the merge's read windows take its place. */
+	void ReleaseRuns() noexcept;
 
 	const SortKeyPlan &Plan() const noexcept { return plan_; }
 
@@ -145,7 +148,7 @@ class RowSorter {
 	};
 	struct Run {
 		OutputBuffer arena;
-		std::vector<Entry> entries;
+		std::vector<Entry, LargeAllocator<Entry>> entries;
 		size_t Bytes() const noexcept { return arena.Size() + entries.size() * sizeof(Entry); }
 		void Sort() noexcept;
 		void Clear() noexcept;

@@ -284,6 +284,7 @@ EmitSortedRows(ExportSession *session)
 		DVE_CORE(ordering->sorter->SortRun());
 		SpillSortedRun(session);
 	}
+	ordering->sorter->ReleaseRuns();
 	/* Too many runs to merge at once within the budget: merge groups of them into longer runs first. */
 	const size_t fan_in = MergeFanIn();
 	while (ordering->run_files.size() > fan_in) {

@@ -6,6 +6,8 @@ test/integration/test_sort_runs.py
     (two 50,000-character texts) must all give the same document.
 SPDX-License-Identifier: PostgreSQL
 """
+import contextlib
+
 import pytest
 
 import dve
@@ -121,18 +123,35 @@ def _rows_read(conn, fmt, request, **extra):
         conn.autocommit = True
 
 
+@contextlib.contextmanager
+def _planner(conn, *settings):
+    """The request for every value (deleted ones too) and the table's row count, with planner
+    settings (enable_* = off) applied for the duration."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT count(*) FROM datavalue")
+        table_rows = cur.fetchone()[0]
+        for setting in settings:
+            cur.execute("SET %s = off" % setting)
+    try:
+        yield table_rows
+    finally:
+        with conn.cursor() as cur:
+            for setting in settings:
+                cur.execute("RESET %s" % setting)
+
+
+def _every_value(all_data_sets):
+    return dict(data_set=all_data_sets, start_date=dve.ALL_START, end_date=dve.ALL_END,
+                org_unit=[dve.ROOT_OU], children=True, include_deleted=True)
+
+
 def test_a_first_page_reads_only_its_first_periods(fresh_conn, all_data_sets):
     """DHIS2's order starts with the period, so a page stops reading once the periods read so far
     fill it (a doubling batch of periods per query, through the primary key): the first page reads
     a fraction of the table, a page at the end reads each row once, and both are the slices of
     the full order. Index scans are forced here; the planner's own choice is the next test."""
-    request = dict(data_set=all_data_sets, start_date=dve.ALL_START, end_date=dve.ALL_END,
-                   org_unit=[dve.ROOT_OU], children=True, include_deleted=True)
-    with fresh_conn.cursor() as cur:
-        cur.execute("SELECT count(*) FROM datavalue")
-        table_rows = cur.fetchone()[0]
-        cur.execute("SET enable_seqscan = off")
-    try:
+    request = _every_value(all_data_sets)
+    with _planner(fresh_conn, "enable_seqscan") as table_rows:
         full_bytes, full_read = _rows_read(fresh_conn, "json", request)
         full = dve.data_values(dve.parse_json_pairs(full_bytes))
         assert full_read >= table_rows, (full_read, table_rows)
@@ -149,27 +168,16 @@ def test_a_first_page_reads_only_its_first_periods(fresh_conn, all_data_sets):
         other, other_read = _rows_read(fresh_conn, "json", request, limit=5, order="OU,PE")
         assert other_read >= table_rows, (other_read, table_rows)
         assert len(dve.data_values(dve.parse_json_pairs(other))) == 5
-    finally:
-        with fresh_conn.cursor() as cur:
-            cur.execute("RESET enable_seqscan")
 
 
 def test_a_page_scans_the_table_at_most_twice(fresh_conn, all_data_sets):
     """With sequential scans (forced here, as the planner picks them for small tables), a batch
     that read far more rows than it returned sends every remaining period to one last query:
     about two reads of the table at most, not one per batch."""
-    request = dict(data_set=all_data_sets, start_date=dve.ALL_START, end_date=dve.ALL_END,
-                   org_unit=[dve.ROOT_OU], children=True, include_deleted=True)
-    with fresh_conn.cursor() as cur:
-        cur.execute("SELECT count(*) FROM datavalue")
-        table_rows = cur.fetchone()[0]
-        cur.execute("SET enable_indexscan = off; SET enable_bitmapscan = off")
-    try:
+    request = _every_value(all_data_sets)
+    with _planner(fresh_conn, "enable_indexscan", "enable_bitmapscan") as table_rows:
         full = dve.data_values(dve.parse_json_pairs(_rows_read(fresh_conn, "json", request)[0]))
         for offset in (0, len(full) // 2, len(full) - 20):
             page, read = _rows_read(fresh_conn, "json", request, limit=50, offset=offset)
             assert dve.data_values(dve.parse_json_pairs(page)) == full[offset:offset + 50]
             assert read <= 2 * table_rows, (offset, read, table_rows)
-    finally:
-        with fresh_conn.cursor() as cur:
-            cur.execute("RESET enable_indexscan; RESET enable_bitmapscan")

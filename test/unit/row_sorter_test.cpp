@@ -181,6 +181,9 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 			sorter.SortRun();
 			spill(1 << 20);
 		}
+		sorter.ReleaseRuns(); /* as src/pg/ordering.cpp does before the merge */
+		EXPECT_TRUE(sorter.RunEmpty());
+		EXPECT_FALSE(sorter.SortPending());
 		RunMerger merger(DefaultPlan(), runs.size());
 		std::vector<size_t> read(runs.size(), 0);
 		const auto refill = [&](size_t r) {
