@@ -134,18 +134,19 @@ CheckIdentifiersDefined(const ExportPlan &plan, const ResolvedMetadata &metadata
 		/* 2.42 ADX leaves attributes without an id out; only categories must be complete. */
 		if (adx && plan.style == Style::k242 && !combo)
 			continue;
+		/* The UIDs of the objects without an id under the scheme, in metadata order. */
+		std::string list;
+		for (const Identifier &object : metadata.objects[static_cast<size_t>(check.kind)])
+			for (int64_t id : ids)
+				if (object.id == id) {
+					list += list.empty() ? "" : ", ";
+					list += object.uid;
+				}
 		if (adx && combo) {
 			/*
 			 * E8204: some category or option of a combo the values use has no id. DHIS2's
 			 * template puts the scheme where the combo list belongs ({1}); we name the combos.
 			 */
-			std::string list;
-			for (const Identifier &object : metadata.objects[static_cast<size_t>(check.kind)])
-				for (int64_t id : ids)
-					if (object.id == id) {
-						list += list.empty() ? "" : ", ";
-						list += object.uid;
-					}
 			throw Error(sqlstate::kNullValueNotAllowed,
 			            Dhis2Message("E8204", "Export as category " + SchemeForMessage(plan.category_scheme) +
 			                                      " and category options " +
@@ -157,13 +158,6 @@ CheckIdentifiersDefined(const ExportPlan &plan, const ResolvedMetadata &metadata
 			            "Give these categories and options a value for the property, or export with other "
 			            "category id schemes.");
 		}
-		std::string list;
-		for (const Identifier &object : metadata.objects[static_cast<size_t>(check.kind)])
-			for (int64_t id : ids)
-				if (object.id == id) {
-					list += list.empty() ? "" : ", ";
-					list += object.uid;
-				}
 		const std::string scheme = SchemeForMessage(*check.scheme);
 		throw Error(sqlstate::kNullValueNotAllowed,
 		            Dhis2Message(check.code, "Export as " + scheme + " not possible as the property is undefined for " +

@@ -341,7 +341,7 @@ ProfileDataValues(ExportSession *session)
  * Run the main query once, streaming every row into the writer (through the ordering). With
  * periods, only those periods' rows, and the data element filter kept even when it covers
  * every element: with both, datavalue's primary key (dataelementid, periodid, ...) finds the
- * rows. Unordered exports page in SQL. Returns the rows read. May ereport.
+ * rows. Unordered exports page in SQL. Returns how many rows the query delivered. May ereport.
  */
 uint64
 ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
@@ -439,13 +439,15 @@ ExecutePageByPeriods(ExportSession *session)
 	size_t next = 0;
 	size_t batch_size = 1;
 	bool rest_at_once = false;
+	int64 read_so_far = RowsReadSoFar(datavalue);
 	for (int query = 1; next < periods.size(); query++) {
 		const size_t end =
 		    rest_at_once || query == kMaxPageQueries ? periods.size() : Min(periods.size(), next + batch_size);
 		DVE_CORE(batch->clear(); for (size_t i = next; i < end; i++) batch->push_back(periods[i].id));
-		const int64 read_before = RowsReadSoFar(datavalue);
 		const uint64 returned = ExecuteRowQuery(session, batch);
-		rest_at_once = RowsReadSoFar(datavalue) - read_before > static_cast<int64>(2 * returned + 1024);
+		const int64 read_before = read_so_far;
+		read_so_far = RowsReadSoFar(datavalue);
+		rest_at_once = read_so_far - read_before > static_cast<int64>(2 * returned + 1024);
 		next = end;
 		batch_size *= 2;
 		/* Full page in the heap (and it did not spill into sorted runs): later periods cannot enter it. */

@@ -117,6 +117,21 @@ EmitSorted(ExportSession *session, const core::DataValueRow &row)
 	EmitRow(session, row);
 }
 
+/*
+ * Emit rows already sorted in memory (one run, or a page's heap): row(i) for i below rows,
+ * honouring the limit. row is a noexcept core accessor. May ereport.
+ */
+template <typename RowAt>
+void
+EmitInMemory(ExportSession *session, size_t rows, RowAt row)
+{
+	for (size_t i = 0; i < rows && session->state->ordering.rows_left != 0; i++) {
+		EmitSorted(session, row(i));
+		if ((i & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+}
+
 /* Close the open group, if any (the end of one data set's rows). May ereport. */
 void
 CloseGroup(ExportSession *session)
@@ -269,13 +284,8 @@ EmitSortedRows(ExportSession *session)
 	Ordering *ordering = &session->state->ordering;
 	if (ordering->run_files.empty() && !ordering->sorter->SortPending()) {
 		DVE_CORE(ordering->sorter->SortRun());
-		const size_t rows = ordering->sorter->SortedRows();
-		for (size_t i = 0; i < rows && ordering->rows_left != 0; i++) {
-			const core::DataValueRow row = ordering->sorter->SortedRow(i);
-			EmitSorted(session, row);
-			if ((i & 1023) == 0)
-				CHECK_FOR_INTERRUPTS();
-		}
+		const core::RowSorter *sorter = ordering->sorter.get();
+		EmitInMemory(session, sorter->SortedRows(), [sorter](size_t i) { return sorter->SortedRow(i); });
 		DVE_CORE(ordering->sorter->ClearSortedRun());
 		return;
 	}
@@ -365,13 +375,8 @@ FinishOrdering(ExportSession *session)
 	Ordering *ordering = &session->state->ordering;
 	if (ordering->top) {
 		DVE_CORE(ordering->top->Finish());
-		const size_t rows = ordering->top->Size();
-		for (size_t i = 0; i < rows && ordering->rows_left != 0; i++) {
-			const core::DataValueRow row = ordering->top->Row(i);
-			EmitSorted(session, row);
-			if ((i & 1023) == 0)
-				CHECK_FOR_INTERRUPTS();
-		}
+		const core::TopRows *top = ordering->top.get();
+		EmitInMemory(session, top->Size(), [top](size_t i) { return top->Row(i); });
 		DVE_CORE(ordering->top.reset());
 		return;
 	}
