@@ -122,25 +122,38 @@ SortKeyPlan::SortKeyPlan(std::vector<SortComponent> order) : components(std::mov
 		half_source[n++] = kZero;
 }
 
+namespace {
 SortKey
-MakeSortKey(const SortKeyPlan &plan, const DataValueRow &row) noexcept
+KeyFromParts(const SortKeyPlan &plan, const uint32_t *ids, int64_t created_signed) noexcept
 {
 	static_assert(kZero < 8, "the half sources must fit the table below");
 	/* Flip the sign bit: signed order as unsigned. */
-	const uint64_t created = static_cast<uint64_t>(row.created) ^ (UINT64_C(1) << 63);
-	const uint32_t source[8] = {row.ids[0],
-	                            row.ids[1],
-	                            row.ids[2],
-	                            row.ids[3],
-	                            row.ids[4],
-	                            static_cast<uint32_t>(created >> 32),
-	                            static_cast<uint32_t>(created),
-	                            0};
+	const uint64_t created = static_cast<uint64_t>(created_signed) ^ (UINT64_C(1) << 63);
+	const uint32_t source[8] = {
+	    ids[0], ids[1], ids[2], ids[3], ids[4], static_cast<uint32_t>(created >> 32), static_cast<uint32_t>(created),
+	    0};
 	SortKey key;
 	for (size_t i = 0; i < kSortKeyWords; i++)
 		key.words[i] =
 		    (static_cast<uint64_t>(source[plan.half_source[2 * i]]) << 32) | source[plan.half_source[2 * i + 1]];
 	return key;
+}
+} // namespace
+
+SortKey
+MakeSortKey(const SortKeyPlan &plan, const DataValueRow &row) noexcept
+{
+	return KeyFromParts(plan, row.ids, row.created);
+}
+
+SortKey
+RecordSortKey(const SortKeyPlan &plan, const char *record) noexcept
+{
+	const char *p = record + sizeof(uint32_t); /* after the record size: the ids, then created */
+	uint32_t ids[kIdKindCount];
+	for (uint32_t &id : ids)
+		id = Load<uint32_t>(p);
+	return KeyFromParts(plan, ids, Load<int64_t>(p));
 }
 
 void
@@ -198,6 +211,7 @@ RowSorter::RowSorter(SortKeyPlan plan, size_t run_budget) : plan_(std::move(plan
 		run->arena.Reserve(run_budget_);
 		run->entries.reserve(run_budget_ / (kCompactRowHeader + sizeof(Entry)));
 	}
+	image_.Reserve(run_budget_);
 }
 
 RowSorter::~RowSorter()
@@ -231,8 +245,29 @@ RowSorter::SortRunInBackground()
 {
 	filling_.Swap(sorted_); /* sorted_ was spilled: its storage is reused for the next run */
 	filling_.Clear();
-	spill_position_ = 0;
-	worker_ = StartSignalFreeThread([run = &sorted_] { run->Sort(); });
+	image_.Clear();
+	image_.Reserve(sorted_.arena.Size()); /* may throw: here, not in the noexcept layout */
+	image_ready_ = false;
+	worker_ = StartSignalFreeThread([this] {
+		sorted_.Sort();
+		LayOutSortedRun();
+	});
+}
+
+/* Gathering the records in order costs as much as a file write of them: off the scan's thread when it can be. */
+void
+RowSorter::LayOutSortedRun() noexcept
+{
+	/* The caller reserved room for the whole arena, so this allocates nothing. */
+	char *w = image_.Reserve(sorted_.arena.Size());
+	for (const Entry &e : sorted_.entries) {
+		const char *record = sorted_.arena.Data() + e.offset;
+		const size_t size = EncodedRowSize(record);
+		std::memcpy(w, record, size);
+		w += size;
+	}
+	image_.Commit(w);
+	image_ready_ = true;
 }
 
 void
@@ -248,28 +283,26 @@ RowSorter::SortRun()
 	filling_.Swap(sorted_);
 	filling_.Clear();
 	sorted_.Sort();
-	spill_position_ = 0;
+	image_ready_ = false;
 }
 
-bool
-RowSorter::SpillChunk(OutputBuffer &out, size_t max_bytes)
+std::string_view
+RowSorter::SortedImage()
 {
-	const size_t start = out.Size();
-	while (spill_position_ < sorted_.entries.size() && out.Size() - start < max_bytes) {
-		const char *record = sorted_.arena.Data() + sorted_.entries[spill_position_++].offset;
-		out.Append(record, EncodedRowSize(record));
+	if (!image_ready_) {
+		image_.Clear();
+		image_.Reserve(sorted_.arena.Size()); /* may throw: before the noexcept layout */
+		LayOutSortedRun();
 	}
-	if (spill_position_ < sorted_.entries.size())
-		return true;
-	ClearSortedRun();
-	return false;
+	return image_.View();
 }
 
 void
 RowSorter::ClearSortedRun() noexcept
 {
 	sorted_.Clear();
-	spill_position_ = 0;
+	image_.Clear();
+	image_ready_ = false;
 }
 
 void
@@ -280,7 +313,9 @@ RowSorter::ReleaseRuns() noexcept
 		Run empty;
 		run->Swap(empty); /* empty's destructor frees the storage */
 	}
-	spill_position_ = 0;
+	OutputBuffer no_image;
+	image_.Swap(no_image);
+	image_ready_ = false;
 }
 
 RunMerger::RunMerger(SortKeyPlan plan, size_t runs) : plan_(std::move(plan)), cursors_(runs) {}
@@ -288,7 +323,7 @@ RunMerger::RunMerger(SortKeyPlan plan, size_t runs) : plan_(std::move(plan)), cu
 bool
 RunMerger::Cursor::HasRecord() const noexcept
 {
-	return Available() >= sizeof(uint32_t) && Available() >= EncodedRowSize(window.data() + position);
+	return Available() >= sizeof(uint32_t) && Available() >= EncodedRowSize(window.Data() + position);
 }
 
 size_t
@@ -299,86 +334,111 @@ RunMerger::BytesWanted(size_t run) const noexcept
 		return 0;
 	if (c.Available() < sizeof(uint32_t))
 		return sizeof(uint32_t) - c.Available();
-	const size_t need = EncodedRowSize(c.window.data() + c.position);
+	const size_t need = EncodedRowSize(c.window.Data() + c.position);
 	return c.Available() < need ? need - c.Available() : 0;
+}
+
+char *
+RunMerger::FeedSpace(size_t run, size_t size)
+{
+	Cursor &c = cursors_[run];
+	/* Drop consumed bytes first (less than a record is left when a refill is due), so a window holds about one read. */
+	if (c.position > 0) {
+		const size_t left = c.Available();
+		std::memmove(c.window.Data(), c.window.Data() + c.position, left);
+		c.window.Resize(left);
+		c.position = 0;
+	}
+	return c.window.Reserve(size);
+}
+
+void
+RunMerger::Fed(size_t run, size_t size) noexcept
+{
+	Cursor &c = cursors_[run];
+	c.window.Resize(c.window.Size() + size);
 }
 
 void
 RunMerger::Feed(size_t run, const char *data, size_t size)
 {
-	Cursor &c = cursors_[run];
-	/* Drop consumed bytes before growing, so a window holds about one read's worth. */
-	if (c.position > 0) {
-		c.window.erase(c.window.begin(), c.window.begin() + static_cast<std::ptrdiff_t>(c.position));
-		c.position = 0;
-	}
-	c.window.insert(c.window.end(), data, data + size);
+	std::memcpy(FeedSpace(run, size), data, size);
+	Fed(run, size);
 }
 
 void
-RunMerger::LoadKey(size_t run) noexcept
+RunMerger::LoadHead(size_t run) noexcept
 {
 	Cursor &c = cursors_[run];
-	c.key = MakeSortKey(plan_, DecodeRow(c.window.data() + c.position));
+	c.has_head = c.HasRecord();
+	if (c.has_head)
+		c.key = RecordSortKey(plan_, c.window.Data() + c.position);
 }
 
-void
-RunMerger::SiftDown(size_t i) noexcept
-{
-	const size_t n = heap_.size();
-	for (;;) {
-		size_t smallest = i;
-		const size_t l = 2 * i + 1, r = 2 * i + 2;
-		if (l < n && HeadLess(heap_[l], heap_[smallest]))
-			smallest = l;
-		if (r < n && HeadLess(heap_[r], heap_[smallest]))
-			smallest = r;
-		if (smallest == i)
-			return;
-		std::swap(heap_[i], heap_[smallest]);
-		i = smallest;
-	}
-}
-
+/*
+ * The tree is the implicit complete binary tree of a heap with the runs as leaves runs..2*runs-1;
+ * inner node n keeps the loser of the match between its children's winners.
+ */
 void
 RunMerger::Start()
 {
-	heap_.clear();
-	for (size_t r = 0; r < cursors_.size(); r++)
-		if (cursors_[r].HasRecord()) {
-			LoadKey(r);
-			heap_.push_back(r);
-		}
-	for (size_t i = heap_.size(); i-- > 0;)
-		SiftDown(i);
+	const size_t k = cursors_.size();
+	for (size_t r = 0; r < k; r++)
+		LoadHead(r);
+	losers_.assign(k, 0);
+	winner_ = 0;
+	if (k < 2)
+		return;
+	std::vector<size_t> winners(2 * k);
+	for (size_t r = 0; r < k; r++)
+		winners[k + r] = r;
+	for (size_t n = k - 1; n >= 1; n--) {
+		const size_t a = winners[2 * n], b = winners[2 * n + 1];
+		const bool a_wins = !HeadLess(b, a);
+		winners[n] = a_wins ? a : b;
+		losers_[n] = a_wins ? b : a;
+	}
+	winner_ = winners[1];
+}
+
+void
+RunMerger::Replay(size_t run) noexcept
+{
+	size_t winner = run;
+	for (size_t n = (run + cursors_.size()) / 2; n >= 1; n /= 2)
+		if (HeadLess(losers_[n], winner))
+			std::swap(losers_[n], winner);
+	winner_ = winner;
 }
 
 DataValueRow
 RunMerger::Top() const noexcept
 {
-	const Cursor &c = cursors_[heap_.front()];
-	return DecodeRow(c.window.data() + c.position);
+	const Cursor &c = cursors_[winner_];
+	return DecodeRow(c.window.Data() + c.position);
+}
+
+std::string_view
+RunMerger::TopRecord() const noexcept
+{
+	const Cursor &c = cursors_[winner_];
+	const char *record = c.window.Data() + c.position;
+	return {record, EncodedRowSize(record)};
 }
 
 void
 RunMerger::Pop() noexcept
 {
-	Cursor &c = cursors_[heap_.front()];
-	c.position += EncodedRowSize(c.window.data() + c.position);
-	popped_run_ = heap_.front();
+	Cursor &c = cursors_[winner_];
+	c.position += EncodedRowSize(c.window.Data() + c.position);
+	c.has_head = false;
 }
 
 void
-RunMerger::Reposition()
+RunMerger::Reposition() noexcept
 {
-	if (cursors_[popped_run_].HasRecord())
-		LoadKey(popped_run_);
-	else {
-		heap_.front() = heap_.back();
-		heap_.pop_back();
-	}
-	if (!heap_.empty())
-		SiftDown(0);
+	LoadHead(winner_);
+	Replay(winner_);
 }
 
 } // namespace datavalue_export::core

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -69,6 +70,8 @@ struct SortKey {
 SortKeyPlan PlanSortKey(const std::vector<OrderKey> &order);
 
 SortKey MakeSortKey(const SortKeyPlan &plan, const DataValueRow &row) noexcept;
+/* The key of an encoded record (EncodeRow), reading only its ids and created timestamp. */
+SortKey RecordSortKey(const SortKeyPlan &plan, const char *record) noexcept;
 
 inline bool
 KeyLess(const SortKey &a, const SortKey &b) noexcept
@@ -97,9 +100,11 @@ DataValueRow DecodeRow(const char *p) noexcept;
 
 /*
  * Two runs of half the budget each: one fills from the scan while the other is sorted on a
- * worker thread (a second core; sorting was about a seventh of an ordered export on one) and
- * then spilled by the caller. The worker only runs std::sort over plain memory, with every
- * signal blocked; the destructor joins it, so a cancelled export frees everything.
+ * worker thread (a second core; sorting was about a seventh of an ordered export on one),
+ * laid out in order there too, and then spilled by the caller in one write. The worker only
+ * sorts and copies plain memory, with every signal blocked; the destructor joins it, so a
+ * cancelled export frees everything. Memory: the two runs and the laid-out copy, about 1.5
+ * times the budget.
  */
 class RowSorter {
   public:
@@ -131,10 +136,11 @@ class RowSorter {
 	}
 
 	/*
-	 * Append the sorted run's encoded rows to out, about max_bytes at a time; returns false
-	 * once the whole run has been written (and clears it).
+	 * The sorted run's encoded rows, in order, as one block to write to its file. A run sorted
+	 * on the worker thread was laid out there too; one sorted by SortRun is laid out here.
+	 * Valid until ClearSortedRun.
 	 */
-	bool SpillChunk(OutputBuffer &out, size_t max_bytes);
+	std::string_view SortedImage();
 	void ClearSortedRun() noexcept;
 	/* Free both runs' memory once the last run is spilled, so the merge's read windows take its place. */
 	void ReleaseRuns() noexcept;
@@ -158,17 +164,23 @@ class RowSorter {
 			entries.swap(other.entries);
 		}
 	};
+	/* Copy the sorted run's records into image_ in order (sequential writes, one file write). */
+	void LayOutSortedRun() noexcept;
+
 	SortKeyPlan plan_;
 	size_t run_budget_;
 	Run filling_;
-	Run sorted_; /* being sorted by worker_, or sorted and being spilled */
+	Run sorted_;         /* being sorted by worker_, or sorted and being spilled */
+	OutputBuffer image_; /* sorted_'s records in order, once laid out */
+	bool image_ready_ = false;
 	std::thread worker_;
-	size_t spill_position_ = 0;
 };
 
 /*
- * Merge of spilled runs. Each run is read through a window of bytes that the caller refills
- * (src/pg reads the temporary file); the merger only parses records and keeps a heap of run heads.
+ * Merge of spilled runs. Each run is read through a window of bytes that the caller fills
+ * (src/pg reads the temporary file straight into it); the merger parses records and picks the
+ * smallest head with a tree of losers: one key comparison per level after each row, where a
+ * binary heap needs two (the merge's comparisons grow with the log of the run count).
  */
 class RunMerger {
   public:
@@ -176,36 +188,48 @@ class RunMerger {
 
 	/* Bytes the caller should append to run r before it has a complete head record, or 0. */
 	size_t BytesWanted(size_t run) const noexcept;
+	/* Room for up to size more bytes at the end of run r's window, to read into; then Fed. May throw. */
+	char *FeedSpace(size_t run, size_t size);
+	void Fed(size_t run, size_t size) noexcept;
 	void Feed(size_t run, const char *data, size_t size);
 	void MarkExhausted(size_t run) noexcept { cursors_[run].exhausted = true; }
 
-	/* Build the heap once every run has a head record or is exhausted. */
+	/* Build the tree once every run has a head record or is exhausted. */
 	void Start();
-	bool Done() const noexcept { return heap_.empty(); }
+	bool Done() const noexcept { return cursors_.empty() || !cursors_[winner_].has_head; }
 	/* The smallest head row (valid until Pop) and the run it came from. */
 	DataValueRow Top() const noexcept;
-	size_t TopRun() const noexcept { return heap_.front(); }
+	/* The smallest head's encoded record, for merging runs into a longer run. */
+	std::string_view TopRecord() const noexcept;
+	size_t TopRun() const noexcept { return winner_; }
 	/* Drop the top record; the caller then refills that run if BytesWanted and calls Reposition. */
 	void Pop() noexcept;
-	void Reposition();
+	void Reposition() noexcept;
 
   private:
 	struct Cursor {
-		std::vector<char> window;
+		OutputBuffer window;
 		size_t position = 0;
 		bool exhausted = false;
+		bool has_head = false; /* key holds the head record's key */
 		SortKey key{};
-		size_t Available() const noexcept { return window.size() - position; }
+		size_t Available() const noexcept { return window.Size() - position; }
 		bool HasRecord() const noexcept;
 	};
-	bool HeadLess(size_t a, size_t b) const noexcept { return KeyLess(cursors_[a].key, cursors_[b].key); }
-	void LoadKey(size_t run) noexcept;
-	void SiftDown(size_t i) noexcept;
+	/* Whether run a's head comes before run b's; a run without a head comes last. */
+	bool HeadLess(size_t a, size_t b) const noexcept
+	{
+		const Cursor &ca = cursors_[a], &cb = cursors_[b];
+		return ca.has_head && (!cb.has_head || KeyLess(ca.key, cb.key));
+	}
+	void LoadHead(size_t run) noexcept;
+	/* Run r's head changed: play it up the tree to find the new winner. */
+	void Replay(size_t run) noexcept;
 
 	SortKeyPlan plan_;
 	std::vector<Cursor> cursors_;
-	std::vector<size_t> heap_; /* run indexes, smallest head first */
-	size_t popped_run_ = SIZE_MAX;
+	std::vector<size_t> losers_; /* losers_[n]: the run that lost at inner node n (1..runs-1) */
+	size_t winner_ = 0;
 };
 
 } // namespace datavalue_export::core

@@ -75,14 +75,14 @@ SpillSortedRun(ExportSession *session)
 	const RunFile file = NewRunFile();
 	DVE_CORE(ordering->run_files.push_back(file); ordering->run_levels.push_back(0));
 	RunFile *run = &ordering->run_files.back();
-	bool more = true;
-	while (more) {
-		DVE_CORE(ordering->spill_buffer.Clear();
-		         more = ordering->sorter->SpillChunk(ordering->spill_buffer, 1024 * 1024));
-		WriteRunFile(run, ordering->spill_buffer.Data(), ordering->spill_buffer.Size());
+	std::string_view image;
+	DVE_CORE(image = ordering->sorter->SortedImage());
+	/* A megabyte a write, so a cancel is noticed between them. */
+	for (size_t done = 0; done < image.size(); done += 1024 * 1024) {
+		WriteRunFile(run, image.data() + done, Min(image.size() - done, static_cast<size_t>(1024 * 1024)));
 		CHECK_FOR_INTERRUPTS();
 	}
-	DVE_CORE(ordering->spill_buffer.Clear());
+	DVE_CORE(ordering->sorter->ClearSortedRun());
 }
 
 /* Append one sorted row, honouring offset and limit; flushes as needed. May ereport. */
@@ -143,22 +143,24 @@ CloseGroup(ExportSession *session)
 	ordering->group_open = false;
 }
 
-/* Refill run r of the merge until it holds a whole record or its file is done. May ereport. */
+/*
+ * Refill run r of the merge until it holds a whole record or its file is done, reading straight
+ * into its window, read_size bytes at a time. May ereport.
+ */
 void
-RefillRun(ExportSession *session, RunFile *file, size_t run, char *buffer, size_t buffer_size)
+RefillRun(ExportSession *session, RunFile *file, size_t run, size_t read_size)
 {
 	Ordering *ordering = &session->state->ordering;
-	for (;;) {
-		size_t want = ordering->merger->BytesWanted(run);
-		if (want == 0)
-			return;
-		/* Records can exceed the buffer (two 50,000-character texts): read it full, repeatedly. */
-		const size_t got = ReadRunFile(file, buffer, buffer_size);
+	/* Records can exceed a read (two 50,000-character texts): read again until one is whole. */
+	while (ordering->merger->BytesWanted(run) > 0) {
+		char *space;
+		DVE_CORE(space = ordering->merger->FeedSpace(run, read_size));
+		const size_t got = ReadRunFile(file, space, read_size);
 		if (got == 0) {
 			ordering->merger->MarkExhausted(run);
 			return;
 		}
-		DVE_CORE(ordering->merger->Feed(run, buffer, got));
+		ordering->merger->Fed(run, got);
 	}
 }
 
@@ -189,18 +191,16 @@ MergeRuns(ExportSession *session, RunFile *files, size_t count, RunFile *out)
 	 * (between 8 kB and 64 kB a read) so the merge stays near it too.
 	 */
 	const size_t run_bytes = static_cast<size_t>(sort_run_memory_kb) * 1024;
-	const size_t buffer_size =
-	    Min(Max(run_bytes / count, static_cast<size_t>(8 * 1024)), static_cast<size_t>(64 * 1024));
-	char *buffer = static_cast<char *>(MemoryContextAlloc(session->context, buffer_size));
+	const size_t read_size = Min(Max(run_bytes / count, static_cast<size_t>(8 * 1024)), static_cast<size_t>(64 * 1024));
 	for (size_t r = 0; r < count; r++) {
 		files[r].read_at = 0;
-		RefillRun(session, &files[r], r, buffer, buffer_size);
+		RefillRun(session, &files[r], r, read_size);
 	}
 	DVE_CORE(ordering->merger->Start(); ordering->spill_buffer.Clear());
 	uint64 merged = 0;
 	while (!ordering->merger->Done() && (out != nullptr || ordering->rows_left != 0)) {
 		if (out != nullptr) {
-			DVE_CORE(core::EncodeRow(ordering->merger->Top(), ordering->spill_buffer));
+			DVE_CORE(ordering->spill_buffer.Append(ordering->merger->TopRecord()));
 			if (ordering->spill_buffer.Size() >= 256 * 1024) {
 				WriteRunFile(out, ordering->spill_buffer.Data(), ordering->spill_buffer.Size());
 				DVE_CORE(ordering->spill_buffer.Clear());
@@ -211,15 +211,14 @@ MergeRuns(ExportSession *session, RunFile *files, size_t count, RunFile *out)
 		}
 		const size_t run = ordering->merger->TopRun();
 		ordering->merger->Pop();
-		RefillRun(session, &files[run], run, buffer, buffer_size);
-		DVE_CORE(ordering->merger->Reposition());
+		RefillRun(session, &files[run], run, read_size);
+		ordering->merger->Reposition();
 		if ((++merged & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	if (out != nullptr && ordering->spill_buffer.Size() > 0)
 		WriteRunFile(out, ordering->spill_buffer.Data(), ordering->spill_buffer.Size());
 	DVE_CORE(ordering->spill_buffer.Clear(); ordering->merger.reset());
-	pfree(buffer);
 }
 
 /* Merge count runs into one new run; the inputs are closed. May ereport. */

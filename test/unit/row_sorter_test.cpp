@@ -146,16 +146,14 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 	const auto rows = RandomRows(rows_count, static_cast<uint32_t>(rows_count + budget));
 	RowSorter sorter(DefaultPlan(), budget);
 	std::vector<std::string> runs;
-	const auto spill = [&](size_t chunk) {
-		OutputBuffer out;
-		while (sorter.SpillChunk(out, chunk)) {
-		}
-		runs.emplace_back(out.Data(), out.Size());
+	const auto spill = [&] {
+		runs.emplace_back(sorter.SortedImage());
+		sorter.ClearSortedRun();
 	};
 	const auto spill_pending = [&] {
 		if (sorter.SortPending()) {
 			sorter.WaitForSortedRun();
-			spill(100);
+			spill();
 		}
 	};
 	for (const OwnedRow &r : rows) {
@@ -167,7 +165,7 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 			sorter.SortRunInBackground();
 		} else {
 			sorter.SortRun();
-			spill(100);
+			spill();
 		}
 	}
 	spill_pending();
@@ -179,7 +177,7 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 	} else {
 		if (!sorter.RunEmpty()) {
 			sorter.SortRun();
-			spill(1 << 20);
+			spill();
 		}
 		sorter.ReleaseRuns(); /* as src/pg/ordering.cpp does before the merge */
 		EXPECT_TRUE(sorter.RunEmpty());
@@ -237,6 +235,12 @@ TEST(RowSorterTest, ManyRunsSmallReads)
 TEST(RowSorterTest, ManyRunsLargeReads)
 {
 	CheckSortedThroughRuns(5000, 64 * 1024, 1 << 20);
+}
+TEST(RowSorterTest, MergesEveryRunCount)
+{
+	/* The tree of losers has inner nodes for any number of runs, not only powers of two. */
+	for (size_t rows : {1, 12, 25, 40, 61, 90, 150, 333, 1000})
+		CheckSortedThroughRuns(rows, 2048, 1 << 20);
 }
 TEST(RowSorterTest, EmptyInput)
 {
