@@ -170,7 +170,7 @@ _PG_init(void)
 	DefineCustomIntVariable(
 	    "datavalue_export.sort_run_memory",
 	    "Memory for one sorted run of an ordered export; larger exports spill runs to temporary files.",
-	    "Smaller runs also sort faster; memory use of an export stays near this size.", &pg::sort_run_memory_kb,
+	    "Smaller runs also sort faster; an export's memory stays near 1.5 times this size.", &pg::sort_run_memory_kb,
 	    16 * 1024, 64, 1024 * 1024, PGC_USERSET, GUC_UNIT_KB, nullptr, nullptr, nullptr);
 	pg::ReserveSettingPrefix("datavalue_export");
 	pg::InstallCopyTagHook();
