@@ -988,7 +988,6 @@ def scaling_rows(small, big):
     return rows
 
 
-
 def shared_memory_page_size(db):
     """Whether the postmaster's main shared memory segment is in 2 MB huge pages or 4 kB pages
     (PostgreSQL 15 has no huge_pages_status): the largest mapping in its smaps says."""
@@ -1010,6 +1009,7 @@ def shared_memory_page_size(db):
         return f"{kind} ({page} kB) for its {largest // 1024} MB segment"
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
+
 
 def environment(db):
     env = {}

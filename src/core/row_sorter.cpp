@@ -245,20 +245,26 @@ RowSorter::SortRunInBackground()
 {
 	filling_.Swap(sorted_); /* sorted_ was spilled: its storage is reused for the next run */
 	filling_.Clear();
-	image_.Clear();
-	image_.Reserve(sorted_.arena.Size()); /* may throw: here, not in the noexcept layout */
-	image_ready_ = false;
+	ReserveImage();
 	worker_ = StartSignalFreeThread([this] {
 		sorted_.Sort();
 		LayOutSortedRun();
 	});
 }
 
+void
+RowSorter::ReserveImage()
+{
+	image_.Clear();
+	image_ready_ = false;
+	image_.Reserve(sorted_.arena.Size());
+}
+
 /* Gathering the records in order costs as much as a file write of them: off the scan's thread when it can be. */
 void
 RowSorter::LayOutSortedRun() noexcept
 {
-	/* The caller reserved room for the whole arena, so this allocates nothing. */
+	/* ReserveImage made room for the whole arena, so this allocates nothing. */
 	char *w = image_.Reserve(sorted_.arena.Size());
 	for (const Entry &e : sorted_.entries) {
 		const char *record = sorted_.arena.Data() + e.offset;
@@ -290,8 +296,7 @@ std::string_view
 RowSorter::SortedImage()
 {
 	if (!image_ready_) {
-		image_.Clear();
-		image_.Reserve(sorted_.arena.Size()); /* may throw: before the noexcept layout */
+		ReserveImage();
 		LayOutSortedRun();
 	}
 	return image_.View();
@@ -357,13 +362,6 @@ RunMerger::Fed(size_t run, size_t size) noexcept
 {
 	Cursor &c = cursors_[run];
 	c.window.Resize(c.window.Size() + size);
-}
-
-void
-RunMerger::Feed(size_t run, const char *data, size_t size)
-{
-	std::memcpy(FeedSpace(run, size), data, size);
-	Fed(run, size);
 }
 
 void

@@ -10,8 +10,8 @@
  * Rows are kept in a compact binary form (ids, timestamps, flags, the three texts), about a
  * fifth of their rendered JSON. When a run reaches its budget it is sorted and spilled (src/pg
  * writes it to a temporary file); at the end the runs are merged and rendered in order. An
- * export that fits in one run never touches disk, and memory stays at two half-budget runs
- * whatever the export's size.
+ * export that fits in one run never touches disk, and memory stays at two half-budget runs and
+ * one laid-out run whatever the export's size.
  *
  * May throw std::bad_alloc and std::system_error (the sorting thread).
  * SPDX-License-Identifier: PostgreSQL
@@ -164,6 +164,8 @@ class RowSorter {
 			entries.swap(other.entries);
 		}
 	};
+	/* Make image_ empty with room for the sorted run's records. May throw (so the layout need not). */
+	void ReserveImage();
 	/* Copy the sorted run's records into image_ in order (sequential writes, one file write). */
 	void LayOutSortedRun() noexcept;
 
@@ -191,7 +193,6 @@ class RunMerger {
 	/* Room for up to size more bytes at the end of run r's window, to read into; then Fed. May throw. */
 	char *FeedSpace(size_t run, size_t size);
 	void Fed(size_t run, size_t size) noexcept;
-	void Feed(size_t run, const char *data, size_t size);
 	void MarkExhausted(size_t run) noexcept { cursors_[run].exhausted = true; }
 
 	/* Build the tree once every run has a head record or is exhausted. */

@@ -165,9 +165,9 @@ RefillRun(ExportSession *session, RunFile *file, size_t run, size_t read_size)
 }
 
 /*
- * How many runs one merge reads at once. A run being merged costs a read window plus a
- * read buffer, about 32 kB at the smallest read size, so merging at most budget / 32 kB
- * runs keeps the merge near datavalue_export.sort_run_memory whatever the export's size;
+ * How many runs one merge reads at once. A run being merged costs its read window (a read plus
+ * what is left of a record: 16 kB at the smallest read size), so merging at most budget / 32 kB
+ * runs keeps the merge within datavalue_export.sort_run_memory whatever the export's size;
  * more runs are first merged into fewer, longer ones (MergeRuns with an output file).
  */
 size_t
@@ -236,8 +236,8 @@ MergeIntoNewRun(ExportSession *session, RunFile *files, size_t count)
 /*
  * Keep the number of open runs small while the scan still spills: whenever the newest fan-in
  * runs are of the same level, merge them into one run of the next level (like carrying in a
- * counter). Each spilled run holds a read buffer in the merge, so without this the open runs of a large
- * export with small runs would grow with the export; with it they stay below fan-in times the
+ * counter). Each spilled run holds a read window in the merge, so without this the open runs of
+ * a large export with small runs would grow with the export; with it they stay below fan-in times the
  * number of levels (log of the run count), and each row is rewritten once per level. May ereport.
  */
 void

@@ -191,7 +191,8 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 					merger.MarkExhausted(r);
 					return;
 				}
-				merger.Feed(r, runs[r].data() + read[r], n);
+				std::memcpy(merger.FeedSpace(r, n), runs[r].data() + read[r], n); /* as src/pg reads the file */
+				merger.Fed(r, n);
 				read[r] += n;
 			}
 		};
