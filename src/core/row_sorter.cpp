@@ -8,7 +8,10 @@
 #include "core/worker_thread.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+
+#include <unistd.h>
 
 namespace datavalue_export::core {
 
@@ -204,6 +207,28 @@ DecodeRow(const char *p) noexcept
 	return row;
 }
 
+namespace {
+/* Sorted records are gathered into writes of this size: few system calls, little memory. */
+constexpr size_t kSpillWriteBytes = 1024 * 1024;
+
+/* Write all of data at offset; 0 or errno (a short write without one is a full disk). */
+int
+WriteFully(int fd, const char *data, size_t size, off_t offset) noexcept
+{
+	while (size > 0) {
+		const ssize_t n = pwrite(fd, data, size, offset);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : ENOSPC;
+		data += n;
+		size -= static_cast<size_t>(n);
+		offset += n;
+	}
+	return 0;
+}
+} // namespace
+
 RowSorter::RowSorter(SortKeyPlan plan, size_t run_budget) : plan_(std::move(plan)), run_budget_(run_budget / 2)
 {
 	/* Rows are at least a header; entries take their share of the budget as the run fills. */
@@ -211,7 +236,7 @@ RowSorter::RowSorter(SortKeyPlan plan, size_t run_budget) : plan_(std::move(plan
 		run->arena.Reserve(run_budget_);
 		run->entries.reserve(run_budget_ / (kCompactRowHeader + sizeof(Entry)));
 	}
-	image_.Reserve(run_budget_);
+	gather_.Reserve(kSpillWriteBytes);
 }
 
 RowSorter::~RowSorter()
@@ -241,46 +266,30 @@ RowSorter::Run::Clear() noexcept
 }
 
 void
-RowSorter::SortRunInBackground()
+RowSorter::SortRunInBackground(int spill_fd)
 {
-	filling_.Swap(sorted_); /* sorted_ was spilled: its storage is reused for the next run */
+	filling_.Swap(sorted_); /* sorted_ was written: its storage is reused for the next run */
 	filling_.Clear();
-	ReserveImage();
-	worker_ = StartSignalFreeThread([this] {
-		sorted_.Sort();
-		LayOutSortedRun();
-	});
-}
-
-void
-RowSorter::ReserveImage()
-{
-	image_.Clear();
-	image_ready_ = false;
-	image_.Reserve(sorted_.arena.Size());
-}
-
-/* Gathering the records in order costs as much as a file write of them: off the scan's thread when it can be. */
-void
-RowSorter::LayOutSortedRun() noexcept
-{
-	/* ReserveImage made room for the whole arena, so this allocates nothing. */
-	char *w = image_.Reserve(sorted_.arena.Size());
-	for (const Entry &e : sorted_.entries) {
-		const char *record = sorted_.arena.Data() + e.offset;
-		const size_t size = EncodedRowSize(record);
-		std::memcpy(w, record, size);
-		w += size;
+	worker_error_ = 0;
+	try {
+		worker_ = StartSignalFreeThread([this, spill_fd] {
+			sorted_.Sort();
+			worker_error_ = WriteSortedRun(spill_fd);
+			close(spill_fd);
+			sorted_.Clear();
+		});
+	} catch (...) {
+		close(spill_fd);
+		throw;
 	}
-	image_.Commit(w);
-	image_ready_ = true;
 }
 
-void
+int
 RowSorter::WaitForSortedRun() noexcept
 {
 	if (worker_.joinable())
 		worker_.join();
+	return worker_error_;
 }
 
 void
@@ -289,25 +298,48 @@ RowSorter::SortRun()
 	filling_.Swap(sorted_);
 	filling_.Clear();
 	sorted_.Sort();
-	image_ready_ = false;
 }
 
-std::string_view
-RowSorter::SortedImage()
+/*
+ * Gathering records in order and writing them are both copies of the run: on the worker they
+ * cost the scan's thread nothing. A record larger than the gather buffer is written from the arena.
+ */
+int
+RowSorter::WriteSortedRun(int fd) noexcept
 {
-	if (!image_ready_) {
-		ReserveImage();
-		LayOutSortedRun();
+	off_t offset = 0;
+	gather_.Clear();
+	const auto flush = [&]() noexcept {
+		const int error = WriteFully(fd, gather_.Data(), gather_.Size(), offset);
+		offset += static_cast<off_t>(gather_.Size());
+		gather_.Clear();
+		return error;
+	};
+	for (const Entry &e : sorted_.entries) {
+		const char *record = sorted_.arena.Data() + e.offset;
+		const size_t size = EncodedRowSize(record);
+		if (gather_.Size() + size > kSpillWriteBytes) {
+			if (const int error = flush())
+				return error;
+			if (size > kSpillWriteBytes) {
+				if (const int error = WriteFully(fd, record, size, offset))
+					return error;
+				offset += static_cast<off_t>(size);
+				continue;
+			}
+		}
+		/* The constructor reserved kSpillWriteBytes, so this allocates nothing. */
+		char *w = gather_.Reserve(size);
+		std::memcpy(w, record, size);
+		gather_.Commit(w + size);
 	}
-	return image_.View();
+	return flush();
 }
 
 void
 RowSorter::ClearSortedRun() noexcept
 {
 	sorted_.Clear();
-	image_.Clear();
-	image_ready_ = false;
 }
 
 void
@@ -318,9 +350,8 @@ RowSorter::ReleaseRuns() noexcept
 		Run empty;
 		run->Swap(empty); /* empty's destructor frees the storage */
 	}
-	OutputBuffer no_image;
-	image_.Swap(no_image);
-	image_ready_ = false;
+	OutputBuffer no_gather;
+	gather_.Swap(no_gather);
 }
 
 RunMerger::RunMerger(SortKeyPlan plan, size_t runs) : plan_(std::move(plan)), cursors_(runs) {}

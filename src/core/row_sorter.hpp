@@ -8,10 +8,10 @@
  * identifier indexes (ranks) and the created timestamp, packed into four words.
  *
  * Rows are kept in a compact binary form (ids, timestamps, flags, the three texts), about a
- * fifth of their rendered JSON. When a run reaches its budget it is sorted and spilled (src/pg
- * writes it to a temporary file); at the end the runs are merged and rendered in order. An
- * export that fits in one run never touches disk, and memory stays at two half-budget runs and
- * one laid-out run whatever the export's size.
+ * fifth of their rendered JSON. When a run reaches its budget it is sorted and written, in
+ * order, to a file src/pg opened for it (a temporary file); at the end the runs are merged and
+ * rendered in order. An export that fits in one run never touches disk, and memory stays at two
+ * half-budget runs and a megabyte whatever the export's size.
  *
  * May throw std::bad_alloc and std::system_error (the sorting thread).
  * SPDX-License-Identifier: PostgreSQL
@@ -100,11 +100,11 @@ DataValueRow DecodeRow(const char *p) noexcept;
 
 /*
  * Two runs of half the budget each: one fills from the scan while the other is sorted on a
- * worker thread (a second core; sorting was about a seventh of an ordered export on one),
- * laid out in order there too, and then spilled by the caller in one write. The worker only
- * sorts and copies plain memory, with every signal blocked; the destructor joins it, so a
- * cancelled export frees everything. Memory: the two runs and the laid-out copy, about 1.5
- * times the budget.
+ * worker thread (a second core; sorting was about a seventh of an ordered export on one) and
+ * written to its file there too, so the scan's thread neither sorts nor copies spilled bytes.
+ * The worker only sorts, copies plain memory and calls pwrite, with every signal blocked; the
+ * destructor joins it, so a cancelled export frees everything. Memory: the two runs and a
+ * megabyte to gather records in order for each write.
  */
 class RowSorter {
   public:
@@ -117,30 +117,30 @@ class RowSorter {
 	void Add(const DataValueRow &row);
 	bool RunFull() const noexcept { return filling_.Bytes() >= run_budget_; }
 	bool RunEmpty() const noexcept { return filling_.entries.empty(); }
+	/* The bytes the filling run's records take in a file (what SortRunInBackground writes). */
+	size_t FillingBytes() const noexcept { return filling_.arena.Size(); }
 
 	/*
-	 * Hand the filling run to the worker thread to sort, and start a new one. The previous
-	 * sorted run must have been spilled. May throw std::system_error (thread creation).
+	 * Hand the filling run to the worker thread, which sorts it, writes its records in order to
+	 * spill_fd from offset 0 and closes spill_fd; a new run starts filling. The previous
+	 * background run must have been waited for. Takes spill_fd even when it throws
+	 * std::system_error (thread creation).
 	 */
-	void SortRunInBackground();
+	void SortRunInBackground(int spill_fd);
 	bool SortPending() const noexcept { return worker_.joinable(); }
-	/* Wait for the run handed to the worker; it is then the sorted run, to spill. */
-	void WaitForSortedRun() noexcept;
+	/* Wait for the background run; returns 0 once it is in its file, else the write's errno. */
+	int WaitForSortedRun() noexcept;
 
 	/* Sort the filling run on this thread; it becomes the sorted run (none may be pending). */
 	void SortRun();
 	size_t SortedRows() const noexcept { return sorted_.entries.size(); }
+	size_t SortedBytes() const noexcept { return sorted_.arena.Size(); }
 	DataValueRow SortedRow(size_t i) const noexcept
 	{
 		return DecodeRow(sorted_.arena.Data() + sorted_.entries[i].offset);
 	}
-
-	/*
-	 * The sorted run's encoded rows, in order, as one block to write to its file. A run sorted
-	 * on the worker thread was laid out there too; one sorted by SortRun is laid out here.
-	 * Valid until ClearSortedRun.
-	 */
-	std::string_view SortedImage();
+	/* Write the sorted run's records in order to fd from offset 0, on this thread; 0 or errno. */
+	int WriteSortedRun(int fd) noexcept;
 	void ClearSortedRun() noexcept;
 	/* Free both runs' memory once the last run is spilled, so the merge's read windows take its place. */
 	void ReleaseRuns() noexcept;
@@ -164,17 +164,12 @@ class RowSorter {
 			entries.swap(other.entries);
 		}
 	};
-	/* Make image_ empty with room for the sorted run's records. May throw (so the layout need not). */
-	void ReserveImage();
-	/* Copy the sorted run's records into image_ in order (sequential writes, one file write). */
-	void LayOutSortedRun() noexcept;
-
 	SortKeyPlan plan_;
 	size_t run_budget_;
 	Run filling_;
-	Run sorted_;         /* being sorted by worker_, or sorted and being spilled */
-	OutputBuffer image_; /* sorted_'s records in order, once laid out */
-	bool image_ready_ = false;
+	Run sorted_;           /* being sorted and written by worker_, or sorted on this thread */
+	OutputBuffer gather_;  /* sorted records gathered for one write */
+	int worker_error_ = 0; /* errno of the worker's write; read after the join */
 	std::thread worker_;
 };
 

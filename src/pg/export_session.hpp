@@ -100,6 +100,7 @@ struct Ordering {
 	std::unique_ptr<core::RowSorter> sorter; /* null for unordered exports and while top is used */
 	std::unique_ptr<core::RunMerger> merger;
 	std::vector<RunFile> run_files;    /* spilled runs */
+	RunFile pending_run;               /* the run the sorter's worker is writing */
 	std::vector<int> run_levels;       /* per run: how many merges made it (ordering.cpp CascadeRuns) */
 	std::vector<RunFile> merged_files; /* runs written by the current merge pass */
 	int merge_passes = 0;              /* run groups merged before the final merge (DEBUG1) */

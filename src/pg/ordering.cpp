@@ -67,21 +67,40 @@ CloseRunFile(RunFile *run)
 	run->file = -1;
 }
 
-/* Write the sorted run to a new temporary file. May ereport. */
+/*
+ * A new run file of size bytes for a sorted run that core code writes through its descriptor.
+ * Writing its last byte first goes through fd.c, so the run counts against temp_file_limit
+ * (and fails here, on the backend's thread, when it would exceed it). May ereport.
+ */
+RunFile
+NewSizedRunFile(size_t size)
+{
+	RunFile run = NewRunFile();
+	if (size > 0) {
+		const char placeholder = 0; /* overwritten by the run's last byte */
+		run.size = static_cast<off_t>(size - 1);
+		WriteRunFile(&run, &placeholder, 1);
+	}
+	return run;
+}
+
+void
+ReportRunWriteError(int error)
+{
+	errno = error;
+	ereport(ERROR, (errcode_for_file_access(), errmsg("could not write to temporary sort file: %m")));
+}
+
+/* Write the run sorted on this thread to a new temporary file. May ereport. */
 void
 SpillSortedRun(ExportSession *session)
 {
 	Ordering *ordering = &session->state->ordering;
-	const RunFile file = NewRunFile();
+	const RunFile file = NewSizedRunFile(ordering->sorter->SortedBytes());
 	DVE_CORE(ordering->run_files.push_back(file); ordering->run_levels.push_back(0));
-	RunFile *run = &ordering->run_files.back();
-	std::string_view image;
-	DVE_CORE(image = ordering->sorter->SortedImage());
-	/* A megabyte a write, so a cancel is noticed between them. */
-	for (size_t done = 0; done < image.size(); done += 1024 * 1024) {
-		WriteRunFile(run, image.data() + done, Min(image.size() - done, static_cast<size_t>(1024 * 1024)));
-		CHECK_FOR_INTERRUPTS();
-	}
+	/* No fd.c call until the write ends, so the descriptor stays open (fd.c closes idle ones). */
+	if (const int error = ordering->sorter->WriteSortedRun(FileGetRawDesc(file.file)))
+		ReportRunWriteError(error);
 	DVE_CORE(ordering->sorter->ClearSortedRun());
 }
 
@@ -256,24 +275,35 @@ CascadeRuns(ExportSession *session)
 	}
 }
 
-/* Spill the run the worker thread sorted, if any. May ereport. */
+/* Wait for the run the worker thread sorts and writes, if any, and add its file to the runs. May ereport. */
 void
 SpillPendingRun(ExportSession *session)
 {
 	Ordering *ordering = &session->state->ordering;
 	if (!ordering->sorter->SortPending())
 		return;
-	ordering->sorter->WaitForSortedRun();
-	SpillSortedRun(session);
+	if (const int error = ordering->sorter->WaitForSortedRun())
+		ReportRunWriteError(error);
+	DVE_CORE(ordering->run_files.push_back(ordering->pending_run); ordering->run_levels.push_back(0));
 	CascadeRuns(session);
 }
 
-/* A full run: spill the previous one (sorted meanwhile), and sort this one on the worker thread. May ereport. */
+/*
+ * A full run: wait for the previous one, and hand this one to the worker thread, which sorts it
+ * and writes it to a new temporary file while the scan goes on. The worker writes through a
+ * duplicate of the file's descriptor: fd.c may close the original to stay under its limit of
+ * open files while the scan opens others. May ereport.
+ */
 void
 RunFull(ExportSession *session)
 {
+	Ordering *ordering = &session->state->ordering;
 	SpillPendingRun(session);
-	DVE_CORE(session->state->ordering.sorter->SortRunInBackground());
+	ordering->pending_run = NewSizedRunFile(ordering->sorter->FillingBytes());
+	const int fd = dup(FileGetRawDesc(ordering->pending_run.file));
+	if (fd < 0)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not duplicate temporary sort file descriptor: %m")));
+	DVE_CORE(ordering->sorter->SortRunInBackground(fd));
 }
 
 /* Write the sorted rows: straight from memory for one run, else merge the spilled runs. May ereport. */

@@ -6,10 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "core/row_sorter.hpp"
 
@@ -44,6 +48,22 @@ struct OwnedRow {
 		row.stored_by = text(stored_by);
 		row.comment = text(comment);
 		return row;
+	}
+};
+
+/* An anonymous temporary file, as src/pg's run files are to the sorter: a descriptor to write to. */
+struct TempFile {
+	FILE *stream = std::tmpfile();
+	int fd = fileno(stream);
+	~TempFile() { std::fclose(stream); }
+	std::string Contents() const
+	{
+		std::string bytes;
+		char buffer[65536];
+		off_t at = 0;
+		for (ssize_t n; (n = pread(fd, buffer, sizeof buffer, at)) > 0; at += n)
+			bytes.append(buffer, static_cast<size_t>(n));
+		return bytes;
 	}
 };
 
@@ -147,13 +167,19 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 	RowSorter sorter(DefaultPlan(), budget);
 	std::vector<std::string> runs;
 	const auto spill = [&] {
-		runs.emplace_back(sorter.SortedImage());
+		TempFile file;
+		ASSERT_EQ(sorter.WriteSortedRun(file.fd), 0);
+		runs.push_back(file.Contents());
 		sorter.ClearSortedRun();
 	};
+	std::unique_ptr<TempFile> pending_file;
+	size_t pending_bytes = 0;
 	const auto spill_pending = [&] {
 		if (sorter.SortPending()) {
-			sorter.WaitForSortedRun();
-			spill();
+			ASSERT_EQ(sorter.WaitForSortedRun(), 0);
+			runs.push_back(pending_file->Contents());
+			EXPECT_EQ(runs.back().size(), pending_bytes); /* the size src/pg accounts for before the write */
+			pending_file.reset();
 		}
 	};
 	for (const OwnedRow &r : rows) {
@@ -162,7 +188,10 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 			continue;
 		if (background) {
 			spill_pending();
-			sorter.SortRunInBackground();
+			pending_bytes = sorter.FillingBytes();
+			pending_file = std::make_unique<TempFile>();
+			sorter.SortRunInBackground(dup(pending_file->fd)); /* as src/pg hands the worker a duplicate */
+			EXPECT_EQ(sorter.FillingBytes(), 0u);
 		} else {
 			sorter.SortRun();
 			spill();
@@ -258,13 +287,56 @@ TEST(RowSorterTest, DestroyedWhileTheWorkerSorts)
 	/* A cancelled export deletes its sorter whatever the worker is doing: it must join, not leak or crash. */
 	const auto rows = RandomRows(20000, 7);
 	auto sorter = std::make_unique<RowSorter>(DefaultPlan(), 1 << 20);
+	TempFile file;
 	for (const OwnedRow &r : rows) {
 		sorter->Add(r.View());
 		if (sorter->RunFull() && !sorter->SortPending())
-			sorter->SortRunInBackground();
+			sorter->SortRunInBackground(dup(file.fd));
 	}
 	EXPECT_TRUE(sorter->SortPending());
 	sorter.reset();
+}
+
+TEST(RowSorterTest, WorkerWriteErrorIsReported)
+{
+	/* A run file that cannot be written (a full disk, here a read-only descriptor) is an error, not a short run. */
+	const auto rows = RandomRows(3000, 11);
+	RowSorter sorter(DefaultPlan(), 64 * 1024);
+	size_t i = 0;
+	while (!sorter.RunFull())
+		sorter.Add(rows[i++].View());
+	sorter.SortRunInBackground(open("/dev/null", O_RDONLY));
+	EXPECT_EQ(sorter.WaitForSortedRun(), EBADF);
+	/* and on the caller's thread */
+	while (!sorter.RunFull())
+		sorter.Add(rows[i++].View());
+	sorter.SortRun();
+	const int read_only = open("/dev/null", O_RDONLY);
+	EXPECT_EQ(sorter.WriteSortedRun(read_only), EBADF);
+	close(read_only);
+}
+
+TEST(RowSorterTest, RecordLargerThanOneWriteKeepsItsPlace)
+{
+	/* Records over the megabyte a write gathers are written on their own, between the others. */
+	auto rows = RandomRows(40, 13);
+	rows[7].comment = std::string(3 * 1024 * 1024, 'x');
+	rows[20].value = std::string(1024 * 1024, 'v');
+	RowSorter sorter(DefaultPlan(), 64 * 1024 * 1024);
+	for (const OwnedRow &r : rows)
+		sorter.Add(r.View());
+	sorter.SortRun();
+	TempFile file;
+	ASSERT_EQ(sorter.WriteSortedRun(file.fd), 0);
+	const std::string bytes = file.Contents();
+	ASSERT_EQ(bytes.size(), sorter.SortedBytes());
+	size_t at = 0;
+	for (size_t k = 0; k < sorter.SortedRows(); k++) {
+		ASSERT_LT(at, bytes.size());
+		EXPECT_EQ(Describe(DecodeRow(bytes.data() + at)), Describe(sorter.SortedRow(k))) << "row " << k;
+		at += EncodedRowSize(bytes.data() + at);
+	}
+	EXPECT_EQ(at, bytes.size());
 }
 
 TEST(PlanSortKeyTest, DefaultOrderThenTieBreakers)
