@@ -26,7 +26,7 @@ void _PG_init(void);
 
 namespace datavalue_export::pg {
 
-int sort_run_memory_kb = 16 * 1024;
+int sort_run_memory_kb = 32 * 1024;
 
 namespace {
 
@@ -171,7 +171,7 @@ _PG_init(void)
 	    "datavalue_export.sort_run_memory",
 	    "Memory for one sorted run of an ordered export; larger exports spill runs to temporary files.",
 	    "Smaller runs also sort faster; an export's memory stays near this size (plus a few MB).",
-	    &pg::sort_run_memory_kb, 16 * 1024, 64, 1024 * 1024, PGC_USERSET, GUC_UNIT_KB, nullptr, nullptr, nullptr);
+	    &pg::sort_run_memory_kb, 32 * 1024, 64, 1024 * 1024, PGC_USERSET, GUC_UNIT_KB, nullptr, nullptr, nullptr);
 	pg::ReserveSettingPrefix("datavalue_export");
 	pg::InstallCopyTagHook();
 }
