@@ -47,7 +47,8 @@ CompressionThread::Submit(OutputBuffer &text)
 		buffer = std::move(spare_.back());
 		spare_.pop_back();
 	}
-	buffer->Swap(text); /* text keeps the spare's storage, empty */
+	buffer->Clear();
+	buffer->Append(text.Data(), text.Size()); /* text's storage stays with this core (see the header) */
 	text.Clear();
 	pending_.push_back(std::move(buffer));
 	lock.unlock();
