@@ -169,7 +169,7 @@ _PG_init(void)
 {
 	DefineCustomIntVariable(
 	    "datavalue_export.sort_run_memory",
-	    "Memory for one sorted run of an ordered export; larger exports spill runs to temporary files.",
+	    "Memory for the sorted runs of an ordered export; larger exports spill runs to temporary files.",
 	    "Smaller runs also sort faster; an export's memory stays near this size (plus a few MB).",
 	    &pg::sort_run_memory_kb, 32 * 1024, 64, 1024 * 1024, PGC_USERSET, GUC_UNIT_KB, nullptr, nullptr, nullptr);
 	pg::ReserveSettingPrefix("datavalue_export");

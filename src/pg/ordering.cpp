@@ -33,16 +33,21 @@ NewRunFile()
 	return run;
 }
 
+/* A failed write of a run file, by fd.c here or by core code through the descriptor. */
+void
+ReportRunWriteError(int error)
+{
+	errno = error;
+	ereport(ERROR, (errcode_for_file_access(), errmsg("could not write to temporary sort file: %m")));
+}
+
 void
 WriteRunFile(RunFile *run, const char *data, size_t size)
 {
 	errno = 0;
 	const ssize_t written = WriteTemporaryFile(run->file, data, size, run->size);
-	if (written != static_cast<ssize_t>(size)) {
-		if (written >= 0 && errno == 0)
-			errno = ENOSPC; /* a short write without an error is a full disk */
-		ereport(ERROR, (errcode_for_file_access(), errmsg("could not write to temporary sort file: %m")));
-	}
+	if (written != static_cast<ssize_t>(size))
+		ReportRunWriteError(written >= 0 && errno == 0 ? ENOSPC : errno); /* short, no error: a full disk */
 	run->size += static_cast<off_t>(size);
 }
 
@@ -84,11 +89,11 @@ NewSizedRunFile(size_t size)
 	return run;
 }
 
+/* A run now complete in its file joins the runs to merge, as a run of level 0. May ereport. */
 void
-ReportRunWriteError(int error)
+AddWrittenRun(Ordering *ordering, const RunFile &file)
 {
-	errno = error;
-	ereport(ERROR, (errcode_for_file_access(), errmsg("could not write to temporary sort file: %m")));
+	DVE_CORE(ordering->run_files.push_back(file); ordering->run_levels.push_back(0));
 }
 
 /* Write the run sorted on this thread to a new temporary file. May ereport. */
@@ -97,10 +102,10 @@ SpillSortedRun(ExportSession *session)
 {
 	Ordering *ordering = &session->state->ordering;
 	const RunFile file = NewSizedRunFile(ordering->sorter->SortedBytes());
-	DVE_CORE(ordering->run_files.push_back(file); ordering->run_levels.push_back(0));
 	/* No fd.c call until the write ends, so the descriptor stays open (fd.c closes idle ones). */
 	if (const int error = ordering->sorter->WriteSortedRun(FileGetRawDesc(file.file)))
 		ReportRunWriteError(error);
+	AddWrittenRun(ordering, file);
 	DVE_CORE(ordering->sorter->ClearSortedRun());
 }
 
@@ -284,7 +289,7 @@ SpillPendingRun(ExportSession *session)
 		return;
 	if (const int error = ordering->sorter->WaitForSortedRun())
 		ReportRunWriteError(error);
-	DVE_CORE(ordering->run_files.push_back(ordering->pending_run); ordering->run_levels.push_back(0));
+	AddWrittenRun(ordering, ordering->pending_run);
 	CascadeRuns(session);
 }
 
