@@ -733,6 +733,8 @@ def run_size(args, db, values_label):
         "end_date": req.end_date,
         "chunk_bytes": chunk,
         "json_bytes": json_bytes,
+        "table_mb": int(psql(db, "SELECT pg_relation_size('datavalue')")) // (1024 * 1024),
+        "shared_buffers_mb": int(psql(db, "SELECT setting::bigint * 8192 / (1024 * 1024) FROM pg_settings WHERE name = 'shared_buffers'")),
         "variants": [
             {k: by_name[name][k] for k in ("name", "what", "group", "timing")} | {"runs": runs}
             for name, runs in results.items()
@@ -1104,6 +1106,7 @@ def report(sizes, env, args, micro, scaling):
             f" orgUnit {ROOT_OU} with children. Selected rows (independent six-way join count):"
             f" **{size['selected_rows']:,}** of {size['total_values']:,} values ({size['live_values']:,} not deleted)."
             f" Native ordered plan: {size['native_plan']}. Export message size {size['chunk_bytes'] // 1024} kB."
+            + buffer_note(size)
         )
         out.append("")
         out.append(variants_table(size["summary"]))
@@ -1135,6 +1138,19 @@ def report(sizes, env, args, micro, scaling):
         out.append("")
         out.append(micro)
     return "\n".join(out) + "\n"
+
+
+def buffer_note(size):
+    """Whether the size's sequential scans read datavalue from shared buffers or through the ring."""
+    if "table_mb" not in size:
+        return ""
+    where = (
+        "sequential scans read it from shared buffers."
+        if size["table_mb"] * 4 <= size["shared_buffers_mb"]
+        else "**larger than a quarter of shared_buffers, so every sequential scan reads it again from the OS page"
+        ' cache through a 256 kB ring** (bench/README.md "Hardware note").'
+    )
+    return f" datavalue table {size['table_mb']} MB, shared_buffers {size['shared_buffers_mb']} MB: {where}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 # bench/run.sh - the datavalue_export benchmark, end to end, in one command.
 #
 #   bench/run.sh [--values N] [--reps K] [--scaling] [--micro | --micro-only]
-#                [--no-setup] [--no-huge-pages] [--recreate] [--only a,b,...]
+#                [--no-setup] [--no-huge-pages] [--keep-shared-buffers] [--recreate]
+#                [--only a,b,...]
 #
 #   --values N     demo database size (default 1000000; 10000000 on request)
 #   --reps K       timed repetitions per variant, interleaved (default 5)
@@ -13,6 +14,8 @@
 #                  measures whatever library the running cluster has loaded
 #   --no-huge-pages  do not reserve huge pages for the cluster (as root, run.sh reserves them
 #                  and restarts the cluster once; see bench/README.md "Huge pages")
+#   --keep-shared-buffers  leave shared_buffers as it is (as root, run.sh raises it to hold the
+#                  largest datavalue table four times over; see bench/README.md "Hardware note")
 #   --recreate     rebuild the demo database even if a matching one exists
 #   --only LIST    comma-separated variant names (development; see bench/README.md)
 #
@@ -33,6 +36,7 @@ MICRO_ONLY=0
 SETUP=1
 RECREATE=0
 HUGE=1
+SHARED_BUFFERS=1
 ONLY=""
 
 usage() {
@@ -51,6 +55,7 @@ while (($#)); do
 	--micro-only) MICRO=1; MICRO_ONLY=1; shift ;;
 	--no-setup) SETUP=0; shift ;;
 	--no-huge-pages) HUGE=0; shift ;;
+	--keep-shared-buffers) SHARED_BUFFERS=0; shift ;;
 	--recreate) RECREATE=1; shift ;;
 	--only) ONLY=${2:?}; shift 2 ;;
 	--only=*) ONLY=${1#*=}; shift ;;
@@ -71,23 +76,6 @@ if ((SETUP)); then
 fi
 eval "$(test/cluster.sh env)"
 export PGHOST PGPORT PGUSER
-
-# Huge pages for the cluster's shared memory. A new backend maps shared_buffers 4 kB page by
-# page as it first touches them; in a paravirtualised VM like the reference machine each of
-# those faults costs microseconds, and a fresh session's first scan of the 1M demo paid about
-# 0.3-0.7 s of them (bench/README.md "Huge pages"). With 2 MB pages the fault count drops 512
-# times. As root, reserve what the cluster needs (shared_memory_size_in_huge_pages) and restart
-# it so it takes them (huge_pages = try, PostgreSQL's default); the report says which it used.
-if ((HUGE)) && [ "$(id -u)" = 0 ] && [ -w /proc/sys/vm/nr_hugepages ]; then
-	need=$(psql -X -A -t -d postgres -c "SHOW shared_memory_size_in_huge_pages" 2>/dev/null || echo 0)
-	have=$(awk '/^HugePages_Total/ {print $2}' /proc/meminfo)
-	if [[ $need =~ ^[0-9]+$ ]] && ((need > 0 && have < need + 16)); then
-		echo $((need + 16)) >/proc/sys/vm/nr_hugepages
-		log "reserved $(awk '/^HugePages_Total/ {print $2}' /proc/meminfo) huge pages of 2 MB; restarting the cluster"
-		test/cluster.sh stop
-		test/cluster.sh start >/dev/null
-	fi
-fi
 
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 PSQL=(psql -X -A -t -q -v ON_ERROR_STOP=1)
@@ -146,6 +134,53 @@ if ((!MICRO_ONLY)); then
 		prepare "$db"
 		ARGS+=(--db "$n=$db")
 	done
+fi
+
+# Warm cache at every size: PostgreSQL reads a table larger than a quarter of shared_buffers
+# through a 256 kB ring of buffers (a BULKREAD strategy), so every scan copies it again from the
+# OS page cache; with the cluster's 1GB that made the 10M demo's read floor cost twice as much per
+# value as the 1M one's, and "time linear" measured PostgreSQL's buffer strategy rather than the
+# exports (bench/README.md "Hardware note"). As root, raise shared_buffers to hold the largest
+# datavalue table four times over (whole GB, at most half the machine's memory) and
+# restart the cluster (once more for huge pages, below); the report's header prints the setting.
+if ((!MICRO_ONLY)) && ((SHARED_BUFFERS)) && [ "$(id -u)" = 0 ]; then
+	largest=0
+	for arg in "${ARGS[@]}"; do
+		[[ $arg == *=bench_* ]] || continue
+		size=$("${PSQL[@]}" -d "${arg#*=}" -c "SELECT pg_relation_size('datavalue')")
+		((size > largest)) && largest=$size
+	done
+	gb=$((1024 * 1024 * 1024))
+	want=$(((4 * largest + largest / 10 + gb - 1) / gb))
+	have=$("${PSQL[@]}" -d postgres -c "SELECT setting::bigint * 8192 / $gb FROM pg_settings WHERE name = 'shared_buffers'")
+	cap=$(awk '/^MemTotal/ {print int($2 / 1024 / 1024 / 2)}' /proc/meminfo)
+	if ((want > cap)); then
+		log "the largest datavalue table ($((largest / 1024 / 1024)) MB) needs shared_buffers = ${want}GB to be read without the ring; capped at ${cap}GB (half the memory)"
+		want=$cap
+	fi
+	if ((want > have)); then
+		log "shared_buffers ${have}GB -> ${want}GB, so the largest datavalue table ($((largest / 1024 / 1024)) MB) is read from shared buffers"
+		"${PSQL[@]}" -d postgres -c "ALTER SYSTEM SET shared_buffers = '${want}GB'" >&2
+		test/cluster.sh stop
+		test/cluster.sh start >/dev/null
+	fi
+fi
+
+# Huge pages for the cluster's shared memory. A new backend maps shared_buffers 4 kB page by
+# page as it first touches them; in a paravirtualised VM like the reference machine each of
+# those faults costs microseconds, and a fresh session's first scan of the 1M demo paid about
+# 0.3-0.7 s of them (bench/README.md "Huge pages"). With 2 MB pages the fault count drops 512
+# times. As root, reserve what the cluster needs (shared_memory_size_in_huge_pages) and restart
+# it so it takes them (huge_pages = try, PostgreSQL's default); the report says which it used.
+if ((HUGE)) && [ "$(id -u)" = 0 ] && [ -w /proc/sys/vm/nr_hugepages ]; then
+	need=$(psql -X -A -t -d postgres -c "SHOW shared_memory_size_in_huge_pages" 2>/dev/null || echo 0)
+	have=$(awk '/^HugePages_Total/ {print $2}' /proc/meminfo)
+	if [[ $need =~ ^[0-9]+$ ]] && ((need > 0 && have < need + 16)); then
+		echo $((need + 16)) >/proc/sys/vm/nr_hugepages
+		log "reserved $(awk '/^HugePages_Total/ {print $2}' /proc/meminfo) huge pages of 2 MB; restarting the cluster"
+		test/cluster.sh stop
+		test/cluster.sh start >/dev/null
+	fi
 fi
 
 if ((MICRO)); then
