@@ -293,11 +293,24 @@ RowSorter::WaitForSortedRun() noexcept
 }
 
 void
-RowSorter::SortRun()
+RowSorter::SortRun() noexcept
+{
+	SortFillingRun();
+	AdoptSortedRun();
+}
+
+void
+RowSorter::SortFillingRun() noexcept
+{
+	filling_.Sort();
+}
+
+void
+RowSorter::AdoptSortedRun() noexcept
 {
 	filling_.Swap(sorted_);
 	filling_.Clear();
-	sorted_.Sort();
+	RewindSortedRun();
 }
 
 /*
@@ -336,22 +349,49 @@ RowSorter::WriteSortedRun(int fd) noexcept
 	return flush();
 }
 
+size_t
+RowSorter::ReadSortedRun(char *destination, size_t size) noexcept
+{
+	size_t copied = 0;
+	while (copied < size && read_entry_ < sorted_.entries.size()) {
+		const char *record = sorted_.arena.Data() + sorted_.entries[read_entry_].offset;
+		const size_t record_size = EncodedRowSize(record);
+		const size_t n = std::min(record_size - read_offset_, size - copied);
+		std::memcpy(destination + copied, record + read_offset_, n);
+		copied += n;
+		read_offset_ += n;
+		if (read_offset_ == record_size) {
+			read_entry_++;
+			read_offset_ = 0;
+		}
+	}
+	return copied;
+}
+
 void
 RowSorter::ClearSortedRun() noexcept
 {
 	sorted_.Clear();
+	RewindSortedRun();
+}
+
+void
+RowSorter::ReleaseAllButSortedRun() noexcept
+{
+	WaitForSortedRun();
+	Run empty;
+	filling_.Swap(empty); /* empty's destructor frees the storage */
+	OutputBuffer no_gather;
+	gather_.Swap(no_gather);
 }
 
 void
 RowSorter::ReleaseRuns() noexcept
 {
-	WaitForSortedRun();
-	for (Run *run : {&filling_, &sorted_}) {
-		Run empty;
-		run->Swap(empty); /* empty's destructor frees the storage */
-	}
-	OutputBuffer no_gather;
-	gather_.Swap(no_gather);
+	ReleaseAllButSortedRun();
+	Run empty;
+	sorted_.Swap(empty);
+	RewindSortedRun();
 }
 
 RunMerger::RunMerger(SortKeyPlan plan, size_t runs) : plan_(std::move(plan)), cursors_(runs) {}

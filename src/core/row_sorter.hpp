@@ -132,7 +132,14 @@ class RowSorter {
 	int WaitForSortedRun() noexcept;
 
 	/* Sort the filling run on this thread; it becomes the sorted run (none may be pending). */
-	void SortRun();
+	void SortRun() noexcept;
+	/*
+	 * SortRun in two steps, so the last run of a scan is sorted while the worker still sorts and
+	 * writes the one before it: sorting the filling run touches nothing the worker uses.
+	 */
+	void SortFillingRun() noexcept;
+	/* The sorted filling run becomes the sorted run (none may be pending). */
+	void AdoptSortedRun() noexcept;
 	size_t SortedRows() const noexcept { return sorted_.entries.size(); }
 	size_t SortedBytes() const noexcept { return sorted_.arena.Size(); }
 	DataValueRow SortedRow(size_t i) const noexcept
@@ -141,9 +148,18 @@ class RowSorter {
 	}
 	/* Write the sorted run's records in order to fd from offset 0, on this thread; 0 or errno. */
 	int WriteSortedRun(int fd) noexcept;
+	/*
+	 * The bytes WriteSortedRun would write, copied up to size at a time from where the last read
+	 * stopped (records may be split between reads); 0 at the end. The merge reads a scan's last
+	 * run this way instead of writing it to a file and reading it back.
+	 */
+	size_t ReadSortedRun(char *destination, size_t size) noexcept;
+	void RewindSortedRun() noexcept { read_entry_ = read_offset_ = 0; }
 	void ClearSortedRun() noexcept;
 	/* Free both runs' memory once the last run is spilled, so the merge's read windows take its place. */
 	void ReleaseRuns() noexcept;
+	/* Free all but the sorted run, which the merge still reads (ReadSortedRun). */
+	void ReleaseAllButSortedRun() noexcept;
 
 	const SortKeyPlan &Plan() const noexcept { return plan_; }
 
@@ -167,9 +183,11 @@ class RowSorter {
 	SortKeyPlan plan_;
 	size_t run_budget_;
 	Run filling_;
-	Run sorted_;           /* being sorted and written by worker_, or sorted on this thread */
-	OutputBuffer gather_;  /* sorted records gathered for one write */
-	int worker_error_ = 0; /* errno of the worker's write; read after the join */
+	Run sorted_;             /* being sorted and written by worker_, or sorted on this thread */
+	OutputBuffer gather_;    /* sorted records gathered for one write */
+	size_t read_entry_ = 0;  /* ReadSortedRun's place: the entry of sorted_ */
+	size_t read_offset_ = 0; /* and the bytes of its record already read */
+	int worker_error_ = 0;   /* errno of the worker's write; read after the join */
 	std::thread worker_;
 };
 

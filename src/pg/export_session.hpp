@@ -88,9 +88,10 @@ struct MetadataScratch {
 
 /* A sorted run in a temporary file (ordering.cpp), written and read in large blocks. */
 struct RunFile {
-	File file = -1;    /* OpenTemporaryFile: removed when closed, or at transaction end */
-	off_t size = 0;    /* bytes written */
-	off_t read_at = 0; /* the next byte the merge reads */
+	File file = -1;         /* OpenTemporaryFile: removed when closed, or at transaction end */
+	off_t size = 0;         /* bytes written */
+	off_t read_at = 0;      /* the next byte the merge reads */
+	bool in_memory = false; /* no file: a scan's last run, read from the sorter (RowSorter::ReadSortedRun) */
 };
 
 /* ordering.cpp: rows are sorted here instead of by the main query (core/row_sorter.hpp). */

@@ -51,14 +51,18 @@ WriteRunFile(RunFile *run, const char *data, size_t size)
 	run->size += static_cast<off_t>(size);
 }
 
-/* Read up to size bytes from where the merge left off; 0 at the end. */
+/* Read up to size bytes from where the merge left off; 0 at the end. May ereport. */
 size_t
-ReadRunFile(RunFile *run, char *buffer, size_t size)
+ReadRunFile(Ordering *ordering, RunFile *run, char *buffer, size_t size)
 {
 	const size_t left = static_cast<size_t>(run->size - run->read_at);
 	if (left == 0)
 		return 0;
-	const ssize_t got = ReadTemporaryFile(run->file, buffer, Min(size, left), run->read_at);
+	ssize_t got;
+	if (run->in_memory)
+		got = static_cast<ssize_t>(ordering->sorter->ReadSortedRun(buffer, Min(size, left)));
+	else
+		got = ReadTemporaryFile(run->file, buffer, Min(size, left), run->read_at);
 	if (got <= 0)
 		ereport(ERROR, (errcode_for_file_access(), errmsg("could not read temporary sort file: %m")));
 	run->read_at += got;
@@ -68,8 +72,10 @@ ReadRunFile(RunFile *run, char *buffer, size_t size)
 void
 CloseRunFile(RunFile *run)
 {
-	FileClose(run->file);
+	if (!run->in_memory)
+		FileClose(run->file);
 	run->file = -1;
+	run->in_memory = false;
 }
 
 /*
@@ -89,7 +95,7 @@ NewSizedRunFile(size_t size)
 	return run;
 }
 
-/* A run now complete in its file joins the runs to merge, as a run of level 0. May ereport. */
+/* A complete run (in its file, or the last one in memory) joins the runs to merge, as a run of level 0. May ereport. */
 void
 AddWrittenRun(Ordering *ordering, const RunFile &file)
 {
@@ -179,7 +185,7 @@ RefillRun(ExportSession *session, RunFile *file, size_t run, size_t read_size)
 	while (ordering->merger->BytesWanted(run) > 0) {
 		char *space;
 		DVE_CORE(space = ordering->merger->FeedSpace(run, read_size));
-		const size_t got = ReadRunFile(file, space, read_size);
+		const size_t got = ReadRunFile(ordering, file, space, read_size);
 		if (got == 0) {
 			ordering->merger->MarkExhausted(run);
 			return;
@@ -218,6 +224,8 @@ MergeRuns(ExportSession *session, RunFile *files, size_t count, RunFile *out)
 	const size_t read_size = Min(Max(run_bytes / count, static_cast<size_t>(8 * 1024)), static_cast<size_t>(64 * 1024));
 	for (size_t r = 0; r < count; r++) {
 		files[r].read_at = 0;
+		if (files[r].in_memory)
+			ordering->sorter->RewindSortedRun();
 		RefillRun(session, &files[r], r, read_size);
 	}
 	DVE_CORE(ordering->merger->Start(); ordering->spill_buffer.Clear());
@@ -323,14 +331,31 @@ EmitSortedRows(ExportSession *session)
 		DVE_CORE(ordering->sorter->ClearSortedRun());
 		return;
 	}
+	/* The last run sorts on this thread while the worker still sorts and writes the one before it. */
+	ordering->sorter->SortFillingRun();
 	SpillPendingRun(session);
-	if (!ordering->sorter->RunEmpty()) {
-		DVE_CORE(ordering->sorter->SortRun());
-		SpillSortedRun(session);
-	}
-	ordering->sorter->ReleaseRuns();
-	/* Too many runs to merge at once within the budget: merge groups of them into longer runs first. */
 	const size_t fan_in = MergeFanIn();
+	if (ordering->sorter->RunEmpty())
+		ordering->sorter->ReleaseRuns();
+	else if (ordering->run_files.size() < fan_in) {
+		/*
+		 * One merge will read every run: it reads the last one from memory, which it would
+		 * otherwise write to a file and read back (memory stays within the scan's two runs).
+		 */
+		ordering->sorter->AdoptSortedRun();
+		RunFile last;
+		last.in_memory = true;
+		last.size = static_cast<off_t>(ordering->sorter->SortedBytes());
+		ordering->sorter->ReleaseAllButSortedRun();
+		elog(DEBUG1, "datavalue_export: merging %d spilled runs and the last run, %zu rows, from memory",
+		     static_cast<int>(ordering->run_files.size()), ordering->sorter->SortedRows());
+		AddWrittenRun(ordering, last);
+	} else {
+		ordering->sorter->AdoptSortedRun();
+		SpillSortedRun(session);
+		ordering->sorter->ReleaseRuns();
+	}
+	/* Too many runs to merge at once within the budget: merge groups of them into longer runs first. */
 	while (ordering->run_files.size() > fan_in) {
 		const size_t runs = ordering->run_files.size();
 		for (size_t first = 0; first < runs; first += fan_in) {
@@ -344,6 +369,7 @@ EmitSortedRows(ExportSession *session)
 	MergeRuns(session, ordering->run_files.data(), ordering->run_files.size(), nullptr);
 	for (RunFile &file : ordering->run_files)
 		CloseRunFile(&file);
+	ordering->sorter->ReleaseRuns();
 	DVE_CORE(ordering->run_files.clear());
 	elog(DEBUG1, "datavalue_export: merged %d run groups in extra passes, fan-in %d", ordering->merge_passes,
 	     static_cast<int>(fan_in));

@@ -62,6 +62,22 @@ def test_many_small_runs_merge_in_several_passes(fresh_conn, demo_request):
     assert small == _export(fresh_conn, "1GB", "json", request)
 
 
+def test_the_last_run_is_merged_from_memory(fresh_conn, demo_request):
+    """When one merge reads every run, the scan's last run is not written to a file: the merge
+    reads it from memory (reported at DEBUG1). The document is the one of a single run."""
+    request = dict(demo_request, include_deleted=True)
+    with fresh_conn.cursor() as cur:
+        cur.execute("SET client_min_messages = debug1")
+    del fresh_conn.notices[:]
+    spilled = _export(fresh_conn, "256kB", "json", request)
+    merges = [n for n in fresh_conn.notices if "from memory" in n]
+    assert len(merges) == 1, fresh_conn.notices[-5:]
+    runs = int(merges[0].split("merging ")[1].split(" ")[0])
+    rows = int(merges[0].split("last run, ")[1].split(" ")[0])
+    assert runs >= 2 and rows > 0, merges[0]
+    assert spilled == _export(fresh_conn, "1GB", "json", request)
+
+
 @pytest.mark.parametrize("run_memory", ["1GB", "64kB"])
 def test_a_page_is_the_slice_of_the_full_order(fresh_conn, demo_request, run_memory):
     """limit/offset keep only the first offset + limit rows (a bounded heap); with 64 kB the

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -157,8 +158,8 @@ TEST(CompactRowTest, RoundTripsEveryField)
 
 /*
  * Sort in runs of a small budget, spill each, merge, and compare with std::stable_sort. With
- * background, each full run is sorted on the worker thread while the next one fills, as
- * src/pg/ordering.cpp does.
+ * background, each full run is sorted on the worker thread while the next one fills, and the last
+ * run is sorted while the worker finishes and then merged from memory, as src/pg/ordering.cpp does.
  */
 void
 CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool background = false)
@@ -197,30 +198,47 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 			spill();
 		}
 	}
+	const bool was_spilling = !runs.empty() || sorter.SortPending();
+	if (background)
+		sorter.SortFillingRun(); /* while the worker may still sort and write the run before */
 	spill_pending();
 	std::vector<std::string> merged;
-	if (runs.empty()) {
+	if (!was_spilling) {
 		sorter.SortRun();
 		for (size_t i = 0; i < sorter.SortedRows(); i++)
 			merged.push_back(Describe(sorter.SortedRow(i)));
 	} else {
-		if (!sorter.RunEmpty()) {
+		/* The last run: merged from memory (background, as src/pg does) or spilled like the others. */
+		size_t in_memory = SIZE_MAX;
+		if (background && !sorter.RunEmpty()) {
+			sorter.AdoptSortedRun();
+			sorter.ReleaseAllButSortedRun();
+			in_memory = runs.size();
+			runs.emplace_back(); /* read through ReadSortedRun */
+		} else if (!sorter.RunEmpty()) {
 			sorter.SortRun();
 			spill();
+			sorter.ReleaseRuns(); /* as src/pg/ordering.cpp does before the merge */
 		}
-		sorter.ReleaseRuns(); /* as src/pg/ordering.cpp does before the merge */
 		EXPECT_TRUE(sorter.RunEmpty());
 		EXPECT_FALSE(sorter.SortPending());
 		RunMerger merger(DefaultPlan(), runs.size());
 		std::vector<size_t> read(runs.size(), 0);
 		const auto refill = [&](size_t r) {
 			while (size_t want = merger.BytesWanted(r)) {
-				const size_t n = std::min(std::max(want, feed_size), runs[r].size() - read[r]);
+				const size_t space = std::max(want, feed_size);
+				size_t n;
+				if (r == in_memory) {
+					n = sorter.ReadSortedRun(merger.FeedSpace(r, space), space);
+				} else {
+					n = std::min(space, runs[r].size() - read[r]);
+					if (n > 0) /* as src/pg reads the file */
+						std::memcpy(merger.FeedSpace(r, n), runs[r].data() + read[r], n);
+				}
 				if (n == 0) {
 					merger.MarkExhausted(r);
 					return;
 				}
-				std::memcpy(merger.FeedSpace(r, n), runs[r].data() + read[r], n); /* as src/pg reads the file */
 				merger.Fed(r, n);
 				read[r] += n;
 			}
@@ -337,6 +355,36 @@ TEST(RowSorterTest, RecordLargerThanOneWriteKeepsItsPlace)
 		at += EncodedRowSize(bytes.data() + at);
 	}
 	EXPECT_EQ(at, bytes.size());
+}
+
+TEST(RowSorterTest, ReadSortedRunGivesTheBytesOfAWrite)
+{
+	/* The merge reads a scan's last run from memory instead of its file: the bytes must be the same, read at any size.
+	 */
+	auto rows = RandomRows(300, 17);
+	rows[5].comment = std::string(2 * 1024 * 1024, 'c');
+	RowSorter sorter(DefaultPlan(), 64 * 1024 * 1024);
+	for (const OwnedRow &r : rows)
+		sorter.Add(r.View());
+	sorter.SortRun();
+	TempFile file;
+	ASSERT_EQ(sorter.WriteSortedRun(file.fd), 0);
+	const std::string written = file.Contents();
+	for (size_t read_size : {size_t{1}, size_t{7}, size_t{kCompactRowHeader}, size_t{4096}, size_t{3} << 20}) {
+		sorter.RewindSortedRun();
+		std::string read;
+		std::vector<char> buffer(read_size);
+		while (const size_t n = sorter.ReadSortedRun(buffer.data(), read_size)) {
+			ASSERT_LE(n, read_size);
+			read.append(buffer.data(), n);
+		}
+		EXPECT_EQ(read.size(), written.size()) << "reads of " << read_size;
+		EXPECT_TRUE(read == written) << "reads of " << read_size;
+	}
+	/* Cleared, it reads nothing. */
+	sorter.ClearSortedRun();
+	char byte;
+	EXPECT_EQ(sorter.ReadSortedRun(&byte, 1), 0u);
 }
 
 TEST(PlanSortKeyTest, DefaultOrderThenTieBreakers)

@@ -1,0 +1,151 @@
+/*
+ * bench/micro/sort_bench.cpp
+ *	  Google Benchmark micro-benchmarks of an ordered export's per-row sort work, in rows/s.
+ *
+ *   - MakeSortKey and RecordSortKey under DHIS2's default order (PE, CREATED, DE, then the
+ *     tie-breakers) and under a requested order (OU, CREATED): twice a row in an ordered export,
+ *     once while scanning and once for each merge head;
+ *   - RowSorter::Add (encoding a row and its key into the filling run) and SortRun on a run of
+ *     128k rows (what the sorting thread does for each run; the last run is sorted on the
+ *     backend's thread, where its time adds to the export's).
+ * Rows are generated here, seeded, with the demo's identifier counts and dates. Built and run
+ * with bench/micro/writers_bench.cpp (bench/run.sh --micro).
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/output_buffer.hpp"
+#include "core/row_sorter.hpp"
+
+namespace dve = datavalue_export::core;
+
+namespace {
+
+constexpr size_t kRows = 1 << 17;                /* about one 16 MB run of the demo's rows */
+constexpr int64_t kMicrosPerDay = 86400000000LL; /* PostgreSQL timestamps are microseconds */
+constexpr int64_t kDay2023 = 8401;               /* 2023-01-01 as a PostgreSQL day number */
+constexpr uint32_t kIdCounts[dve::kIdKindCount] = {400, 48, 1200, 60, 4};
+
+struct SortFixture {
+	std::vector<std::string> values;
+	std::vector<dve::DataValueRow> rows;
+	dve::OutputBuffer records; /* the rows encoded, as a run file holds them */
+	std::vector<size_t> record_offsets;
+
+	SortFixture()
+	{
+		std::mt19937_64 rng(21);
+		for (size_t i = 0; i < kRows; i++)
+			values.push_back(std::to_string(rng() % 100000));
+		for (size_t i = 0; i < kRows; i++) {
+			dve::DataValueRow row{};
+			for (size_t k = 0; k < dve::kIdKindCount; k++)
+				row.ids[k] = static_cast<uint32_t>(rng() % kIdCounts[k]);
+			row.value = {values[i].data(), values[i].size(), false};
+			row.stored_by = {"admin", 5, false};
+			row.comment = dve::TextField{};
+			row.created = (kDay2023 + static_cast<int64_t>(rng() % 731)) * kMicrosPerDay +
+			              static_cast<int64_t>(rng() % static_cast<uint64_t>(kMicrosPerDay));
+			row.last_updated = row.created;
+			rows.push_back(row);
+			record_offsets.push_back(records.Size());
+			dve::EncodeRow(row, records);
+		}
+	}
+};
+
+const SortFixture &
+Fixture()
+{
+	static const SortFixture fixture;
+	return fixture;
+}
+
+const std::vector<dve::OrderKey> kDhis2Order = {dve::OrderKey::kPeriod, dve::OrderKey::kCreated,
+                                                dve::OrderKey::kDataElement};
+const std::vector<dve::OrderKey> kOrgUnitOrder = {dve::OrderKey::kOrgUnit, dve::OrderKey::kCreated};
+
+void
+MakeKeys(benchmark::State &state, const std::vector<dve::OrderKey> &order)
+{
+	const SortFixture &fx = Fixture();
+	const dve::SortKeyPlan plan = dve::PlanSortKey(order);
+	for (auto _ : state)
+		for (const dve::DataValueRow &row : fx.rows) {
+			dve::SortKey key = dve::MakeSortKey(plan, row);
+			benchmark::DoNotOptimize(key);
+		}
+	state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * fx.rows.size()));
+}
+
+void
+BM_MakeSortKey_Dhis2Order(benchmark::State &state)
+{
+	MakeKeys(state, kDhis2Order);
+}
+BENCHMARK(BM_MakeSortKey_Dhis2Order);
+
+void
+BM_MakeSortKey_OrgUnitOrder(benchmark::State &state)
+{
+	MakeKeys(state, kOrgUnitOrder);
+}
+BENCHMARK(BM_MakeSortKey_OrgUnitOrder);
+
+void
+BM_RecordSortKey_Dhis2Order(benchmark::State &state)
+{
+	const SortFixture &fx = Fixture();
+	const dve::SortKeyPlan plan = dve::PlanSortKey(kDhis2Order);
+	for (auto _ : state)
+		for (const size_t offset : fx.record_offsets) {
+			dve::SortKey key = dve::RecordSortKey(plan, fx.records.Data() + offset);
+			benchmark::DoNotOptimize(key);
+		}
+	state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * fx.record_offsets.size()));
+}
+BENCHMARK(BM_RecordSortKey_Dhis2Order);
+
+void
+BM_RowSorter_Add(benchmark::State &state)
+{
+	const SortFixture &fx = Fixture();
+	dve::RowSorter sorter(dve::PlanSortKey(kDhis2Order), size_t{1} << 30);
+	for (auto _ : state) {
+		for (const dve::DataValueRow &row : fx.rows)
+			sorter.Add(row);
+		state.PauseTiming();
+		sorter.SortRun();
+		sorter.ClearSortedRun();
+		state.ResumeTiming();
+	}
+	state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * fx.rows.size()));
+}
+BENCHMARK(BM_RowSorter_Add)->Unit(benchmark::kMillisecond);
+
+void
+BM_RowSorter_SortRun(benchmark::State &state)
+{
+	const SortFixture &fx = Fixture();
+	dve::RowSorter sorter(dve::PlanSortKey(kDhis2Order), size_t{1} << 30);
+	for (auto _ : state) {
+		state.PauseTiming();
+		for (const dve::DataValueRow &row : fx.rows)
+			sorter.Add(row);
+		state.ResumeTiming();
+		sorter.SortRun();
+		benchmark::DoNotOptimize(sorter.SortedRows());
+		state.PauseTiming();
+		sorter.ClearSortedRun();
+		state.ResumeTiming();
+	}
+	state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * fx.rows.size()));
+}
+BENCHMARK(BM_RowSorter_SortRun)->Unit(benchmark::kMillisecond);
+
+} // namespace
