@@ -252,10 +252,72 @@ RowSorter::Add(const DataValueRow &row)
 	filling_.entries.push_back(Entry{MakeSortKey(plan_, row), offset});
 }
 
+namespace {
+constexpr int kDigitBits = 8;
+constexpr size_t kBuckets = size_t{1} << kDigitBits;
+constexpr size_t kSmallRange = 64; /* std::sort below this */
+
+/*
+ * An MSD radix sort of entries on their key words, most significant first. Each pass takes the
+ * top eight of the bits that vary in the current word over the range, so the digits adapt to
+ * what the run holds (a run's periods and created times span a small part of their words), and
+ * distributes the range in place (an American flag sort); buckets larger than kSmallRange are
+ * sorted again on the next bits. The bucket is monotonic in the word, so the order is KeyLess.
+ */
+template <typename Entry, typename Less>
+void
+RadixSort(Entry *first, Entry *last, size_t word, Less less) noexcept
+{
+	while (true) {
+		const size_t n = static_cast<size_t>(last - first);
+		if (n <= kSmallRange) {
+			std::sort(first, last, less);
+			return;
+		}
+		uint64_t low = UINT64_MAX, high = 0;
+		for (const Entry *e = first; e != last; e++) {
+			low = std::min(low, e->key.words[word]);
+			high = std::max(high, e->key.words[word]);
+		}
+		if (low == high) {
+			if (++word == kSortKeyWords)
+				return; /* equal keys */
+			continue;
+		}
+		const int width = 64 - __builtin_clzll(high - low);
+		const int shift = width > kDigitBits ? width - kDigitBits : 0;
+		const auto bucket = [low, shift, word](const Entry &e) {
+			return static_cast<size_t>((e.key.words[word] - low) >> shift);
+		};
+		size_t start[kBuckets + 1] = {0};
+		for (const Entry *e = first; e != last; e++)
+			start[bucket(*e) + 1]++;
+		for (size_t b = 0; b < kBuckets; b++)
+			start[b + 1] += start[b];
+		size_t next[kBuckets];
+		std::copy(start, start + kBuckets, next);
+		for (size_t b = 0; b < kBuckets; b++)
+			while (next[b] < start[b + 1]) {
+				Entry e = first[next[b]];
+				for (size_t to = bucket(e); to != b; to = bucket(e))
+					std::swap(e, first[next[to]++]);
+				first[next[b]++] = e;
+			}
+		/* A bucket of one word value continues on the next word; others on this word's lower bits. */
+		const size_t bucket_word = shift == 0 ? word + 1 : word;
+		for (size_t b = 0; b < kBuckets; b++)
+			if (start[b + 1] - start[b] > 1 && bucket_word < kSortKeyWords)
+				RadixSort(first + start[b], first + start[b + 1], bucket_word, less);
+		return;
+	}
+}
+} // namespace
+
 void
 RowSorter::Run::Sort() noexcept
 {
-	std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return KeyLess(a.key, b.key); });
+	RadixSort(entries.data(), entries.data() + entries.size(), 0,
+	          [](const Entry &a, const Entry &b) { return KeyLess(a.key, b.key); });
 }
 
 void

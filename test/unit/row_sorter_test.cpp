@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -355,6 +356,65 @@ TEST(RowSorterTest, RecordLargerThanOneWriteKeepsItsPlace)
 		at += EncodedRowSize(bytes.data() + at);
 	}
 	EXPECT_EQ(at, bytes.size());
+}
+
+/*
+ * A run sorts by distributing on the bits of its keys that vary (an MSD radix sort), so check it
+ * on runs whose keys vary in very different places: everything, one component only, the extremes
+ * of created and of the ranks, and every row equal.
+ */
+TEST(RowSorterTest, SortsRunsWhateverBitsOfTheKeyVary)
+{
+	std::mt19937_64 rng(23);
+	const std::vector<std::function<void(OwnedRow &)>> shapes = {
+	    [&](OwnedRow &r) { /* like real data: many periods and creation times */
+		                   r.ids[1] = static_cast<uint32_t>(rng() % 48);
+		                   r.created = static_cast<int64_t>(rng() % (INT64_C(86400000000) * 731));
+	    },
+	    [&](OwnedRow &r) { r.created = static_cast<int64_t>(rng() % 1000); },   /* low bits only */
+	    [&](OwnedRow &r) { r.created = static_cast<int64_t>(rng()); },          /* full width, signed */
+	    [&](OwnedRow &r) { r.created = rng() % 2 ? INT64_MIN : INT64_MAX; },    /* extremes */
+	    [&](OwnedRow &r) { r.ids[4] = rng() % 2 ? 0 : UINT32_MAX; },            /* the last word only */
+	    [&](OwnedRow &r) { r.ids[2] = static_cast<uint32_t>(rng() % 100000); }, /* a tie-breaker only */
+	    [&](OwnedRow &) {},                                                     /* all equal */
+	};
+	for (size_t shape = 0; shape < shapes.size(); shape++) {
+		std::vector<OwnedRow> rows(20000);
+		for (OwnedRow &r : rows) {
+			for (uint32_t &id : r.ids)
+				id = 3;
+			r.created = 1000;
+			shapes[shape](r);
+			r.value = std::to_string(rng() % 1000); /* tells equal keys apart in the multiset check */
+		}
+		RowSorter sorter(DefaultPlan(), size_t{1} << 30);
+		for (const OwnedRow &r : rows)
+			sorter.Add(r.View());
+		sorter.SortRun();
+		ASSERT_EQ(sorter.SortedRows(), rows.size());
+		std::vector<std::string> sorted_text, expected_text;
+		for (size_t i = 0; i < sorter.SortedRows(); i++) {
+			sorted_text.push_back(Describe(sorter.SortedRow(i)));
+			if (i > 0) {
+				ASSERT_FALSE(KeyLess(MakeSortKey(DefaultPlan(), sorter.SortedRow(i)),
+				                     MakeSortKey(DefaultPlan(), sorter.SortedRow(i - 1))))
+				    << "shape " << shape << " row " << i;
+			}
+		}
+		std::vector<OwnedRow> expected = rows;
+		std::stable_sort(expected.begin(), expected.end(), ReferenceLess);
+		for (size_t i = 0; i < expected.size(); i++) {
+			expected_text.push_back(Describe(expected[i].View()));
+			/* the keys agree row by row; rows of equal keys may come in any order */
+			const SortKey got = MakeSortKey(DefaultPlan(), sorter.SortedRow(i));
+			const SortKey want = MakeSortKey(DefaultPlan(), expected[i].View());
+			ASSERT_TRUE(std::equal(got.words, got.words + kSortKeyWords, want.words))
+			    << "shape " << shape << " row " << i;
+		}
+		std::sort(sorted_text.begin(), sorted_text.end());
+		std::sort(expected_text.begin(), expected_text.end());
+		EXPECT_EQ(sorted_text, expected_text) << "shape " << shape;
+	}
 }
 
 TEST(RowSorterTest, ReadSortedRunGivesTheBytesOfAWrite)
