@@ -104,6 +104,18 @@ RandomRows(size_t n, uint32_t seed)
 	return rows;
 }
 
+/* Sort rows in one run on this thread; the bytes WriteSortedRun writes for it. */
+std::string
+SortAndWrite(RowSorter &sorter, const std::vector<OwnedRow> &rows)
+{
+	for (const OwnedRow &r : rows)
+		sorter.Add(r.View());
+	sorter.SortRun();
+	TempFile file;
+	EXPECT_EQ(sorter.WriteSortedRun(file.fd), 0);
+	return file.Contents();
+}
+
 SortKeyPlan
 DefaultPlan()
 {
@@ -342,12 +354,7 @@ TEST(RowSorterTest, RecordLargerThanOneWriteKeepsItsPlace)
 	rows[7].comment = std::string(3 * 1024 * 1024, 'x');
 	rows[20].value = std::string(1024 * 1024, 'v');
 	RowSorter sorter(DefaultPlan(), 64 * 1024 * 1024);
-	for (const OwnedRow &r : rows)
-		sorter.Add(r.View());
-	sorter.SortRun();
-	TempFile file;
-	ASSERT_EQ(sorter.WriteSortedRun(file.fd), 0);
-	const std::string bytes = file.Contents();
+	const std::string bytes = SortAndWrite(sorter, rows);
 	ASSERT_EQ(bytes.size(), sorter.SortedBytes());
 	size_t at = 0;
 	for (size_t k = 0; k < sorter.SortedRows(); k++) {
@@ -419,17 +426,11 @@ TEST(RowSorterTest, SortsRunsWhateverBitsOfTheKeyVary)
 
 TEST(RowSorterTest, ReadSortedRunGivesTheBytesOfAWrite)
 {
-	/* The merge reads a scan's last run from memory instead of its file: the bytes must be the same, read at any size.
-	 */
+	/* The merge reads a scan's last run from memory instead of a file: the same bytes, at any read size. */
 	auto rows = RandomRows(300, 17);
 	rows[5].comment = std::string(2 * 1024 * 1024, 'c');
 	RowSorter sorter(DefaultPlan(), 64 * 1024 * 1024);
-	for (const OwnedRow &r : rows)
-		sorter.Add(r.View());
-	sorter.SortRun();
-	TempFile file;
-	ASSERT_EQ(sorter.WriteSortedRun(file.fd), 0);
-	const std::string written = file.Contents();
+	const std::string written = SortAndWrite(sorter, rows);
 	for (size_t read_size : {size_t{1}, size_t{7}, size_t{kCompactRowHeader}, size_t{4096}, size_t{3} << 20}) {
 		sorter.RewindSortedRun();
 		std::string read;
