@@ -59,12 +59,15 @@ ReadRunFile(Ordering *ordering, RunFile *run, char *buffer, size_t size)
 	if (left == 0)
 		return 0;
 	ssize_t got;
-	if (run->in_memory)
+	if (run->in_memory) {
 		got = static_cast<ssize_t>(ordering->sorter->ReadSortedRun(buffer, Min(size, left)));
-	else
+		if (got == 0)
+			elog(ERROR, "sorted run in memory ended %zu bytes early", left);
+	} else {
 		got = ReadTemporaryFile(run->file, buffer, Min(size, left), run->read_at);
-	if (got <= 0)
-		ereport(ERROR, (errcode_for_file_access(), errmsg("could not read temporary sort file: %m")));
+		if (got <= 0)
+			ereport(ERROR, (errcode_for_file_access(), errmsg("could not read temporary sort file: %m")));
+	}
 	run->read_at += got;
 	return static_cast<size_t>(got);
 }
