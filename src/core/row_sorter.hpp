@@ -8,10 +8,11 @@
  * identifier indexes (ranks) and the created timestamp, packed into four words.
  *
  * Rows are kept in a compact binary form (ids, timestamps, flags, the three texts), about a
- * fifth of their rendered JSON. When a run reaches its budget it is sorted and written, in
- * order, to a file src/pg opened for it (a temporary file); at the end the runs are merged and
- * rendered in order. An export that fits in one run never touches disk, and memory stays at two
- * half-budget runs and a megabyte whatever the export's size.
+ * fifth of their rendered JSON. When a run reaches its budget it is sorted (a radix sort on the
+ * key words) and written, in order, to a file src/pg opened for it (a temporary file); at the end
+ * the runs are merged, the last one straight from memory, and rendered in order. An export that
+ * fits in one run never touches disk, and memory stays at two half-budget runs and a megabyte
+ * whatever the export's size.
  *
  * May throw std::bad_alloc and std::system_error (the sorting thread).
  * SPDX-License-Identifier: PostgreSQL
