@@ -307,3 +307,40 @@ def test_cancelling_a_gzip_export_stops_its_compression_thread(fresh_conn, db243
     assert _backend_threads(pid) == 1
     gzip.decompress(dve.copy_bytes(fresh_conn, "json", **params))
     assert _backend_threads(pid) == 1
+
+
+def test_cancelling_a_merge_of_spilled_runs_removes_its_files(fresh_conn, db243, demo_request):
+    """With small runs the export spills several runs and keeps its last one in memory; cancelled
+    while the client holds it mid-merge, its temporary files are gone, the backend is back to one
+    thread, and the next export is the whole document again."""
+    request = dict(demo_request, include_deleted=True)
+    with fresh_conn.cursor() as cur:
+        cur.execute("SET datavalue_export.sort_run_memory = '256kB'")
+        cur.execute("SET client_min_messages = debug1")
+    full = dve.copy_bytes(fresh_conn, "json", **request)
+    assert any("from memory" in n for n in fresh_conn.notices), "the export did not spill runs"
+    pid = _pid(fresh_conn)
+    other = dve.connect(db243)
+
+    def backend_temp_files():
+        with other.cursor() as cur:
+            cur.execute("SELECT count(*) FROM pg_ls_tmpdir() WHERE name LIKE %s", ("pgsql_tmp%d.%%" % pid,))
+            return cur.fetchone()[0]
+
+    try:
+        def cancel():
+            assert backend_temp_files() > 0, "no spilled run files while the merge is held"
+            with other.cursor() as cur:
+                cur.execute("SELECT pg_cancel_backend(%s)", (pid,))
+
+        sink = BlockingSink(cancel)
+        with pytest.raises(psycopg2.Error) as err:
+            _copy(fresh_conn, sink, "json", **request)
+        assert err.value.pgcode == "57014", err.value.pgerror
+        assert sink.size < len(full)
+        _usable(fresh_conn)
+        assert backend_temp_files() == 0
+        assert _backend_threads(pid) == 1
+    finally:
+        other.close()
+    assert dve.copy_bytes(fresh_conn, "json", **request) == full
