@@ -477,11 +477,17 @@ RunDataValueQuery(ExportSession *session)
 		return;
 	}
 	StartOrdering(session);
+	const TimestampTz scan_start = GetCurrentTimestamp();
 	if (state->ordering.top && !state->ordering.grouping && PeriodLeadsTheOrder(state))
 		ExecutePageByPeriods(session);
 	else
 		ExecuteRowQuery(session, nullptr);
+	const TimestampTz merge_start = GetCurrentTimestamp();
 	FinishOrdering(session);
+	/* The two phases of an ordered export (README "Performance"): nothing is sent during the first. */
+	elog(DEBUG1, "datavalue_export: ordered export: rows read and sorted in %ld ms, merged and sent in %ld ms",
+	     TimestampDifferenceMilliseconds(scan_start, merge_start),
+	     TimestampDifferenceMilliseconds(merge_start, GetCurrentTimestamp()));
 }
 
 /*

@@ -7,6 +7,7 @@ test/integration/test_sort_runs.py
 SPDX-License-Identifier: PostgreSQL
 """
 import contextlib
+import re
 
 import pytest
 
@@ -76,6 +77,21 @@ def test_the_last_run_is_merged_from_memory(fresh_conn, demo_request):
     rows = int(merges[0].split("last run, ")[1].split(" ")[0])
     assert runs >= 2 and rows > 0, merges[0]
     assert spilled == _export(fresh_conn, "1GB", "json", request)
+
+
+def test_an_ordered_export_reports_its_two_phases(fresh_conn, demo_request):
+    """An ordered export sends nothing until its rows are read and sorted; at DEBUG1 it says how
+    long that took and how long merging and sending took. An unordered one has no such phases."""
+    with fresh_conn.cursor() as cur:
+        cur.execute("SET client_min_messages = debug1")
+    phases = re.compile(r"ordered export: rows read and sorted in (\d+) ms, merged and sent in (\d+) ms")
+    for extra, reported in (({}, 1), ({"order": "none"}, 0)):
+        del fresh_conn.notices[:]
+        dve.copy_bytes(fresh_conn, "json", **demo_request, **extra)
+        with fresh_conn.cursor() as cur:
+            cur.execute("SELECT 1")  # psycopg2 hands over the notices of a COPY at the next command
+        found = [m for m in map(phases.search, fresh_conn.notices) if m]
+        assert len(found) == reported, (extra, fresh_conn.notices[-5:])
 
 
 @pytest.mark.parametrize("run_memory", ["1GB", "64kB"])
