@@ -24,7 +24,8 @@
 # (re)create the extension in it; VACUUM ANALYZE; as root, shared_buffers sized to the largest
 # table and huge pages reserved (each restarts the cluster when it changes something); then
 # bench/bench.py warms up and measures every variant and prints the report, also written to
-# bench/results/<UTC timestamp>.md; then bench/plot.py draws it (bench/results/<stamp>.png, and docs/bench.png unless --only was given).
+# bench/results/<UTC timestamp>.md; then bench/plot.py draws it (bench/results/<stamp>.png,
+# and docs/bench.png unless --only was given).
 # Method, variants and how to read the targets: bench/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -338,14 +338,14 @@ EmitSortedRows(ExportSession *session)
 	ordering->sorter->SortFillingRun();
 	SpillPendingRun(session);
 	const size_t fan_in = MergeFanIn();
-	if (ordering->sorter->RunEmpty())
+	ordering->sorter->AdoptSortedRun(); /* the worker's run is in its file: the last one takes its place */
+	if (ordering->sorter->SortedRows() == 0)
 		ordering->sorter->ReleaseRuns();
 	else if (ordering->run_files.size() < fan_in) {
 		/*
 		 * One merge will read every run: it reads the last one from memory, which it would
 		 * otherwise write to a file and read back (memory stays within the scan's two runs).
 		 */
-		ordering->sorter->AdoptSortedRun();
 		RunFile last;
 		last.in_memory = true;
 		last.size = static_cast<off_t>(ordering->sorter->SortedBytes());
@@ -354,7 +354,6 @@ EmitSortedRows(ExportSession *session)
 		     static_cast<int>(ordering->run_files.size()), ordering->sorter->SortedRows());
 		AddWrittenRun(ordering, last);
 	} else {
-		ordering->sorter->AdoptSortedRun();
 		SpillSortedRun(session);
 		ordering->sorter->ReleaseRuns();
 	}
