@@ -7,14 +7,18 @@
  *     once while scanning and once for each merge head;
  *   - RowSorter::Add (encoding a row and its key into the filling run) and SortRun on a run of
  *     128k rows (what the sorting thread does for each run; the last run is sorted on the
- *     backend's thread, where its time adds to the export's).
+ *     backend's thread, where its time adds to the export's);
+ *   - RunMerger merging 8 runs (the 1M demo) and 64 (10M values) of those rows, fed through
+ *     64 kB windows as from the run files: the final merge's per-row cost.
  * Rows are generated here, seeded, with the demo's identifier counts and dates. Built and run
  * with bench/micro/writers_bench.cpp (bench/run.sh --micro).
  * SPDX-License-Identifier: PostgreSQL
  */
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -149,3 +153,61 @@ BM_RowSorter_SortRun(benchmark::State &state)
 BENCHMARK(BM_RowSorter_SortRun)->Unit(benchmark::kMillisecond);
 
 } // namespace
+
+/*
+ * RunMerger over runs of the fixture's rows, each fed through a 64 kB window as src/pg reads a
+ * run file: the per-row cost of an ordered export's final merge (DecodeRow of the head, then the
+ * tree replay), with 8 runs (the 1M demo) and 64 (10M values).
+ */
+void
+BM_RunMerger_Merge(benchmark::State &state)
+{
+	const SortFixture &fx = Fixture();
+	const size_t runs = static_cast<size_t>(state.range(0));
+	const dve::SortKeyPlan plan = dve::PlanSortKey(kDhis2Order);
+	std::vector<dve::OutputBuffer> run_bytes(runs);
+	{
+		std::vector<std::vector<size_t>> members(runs);
+		for (size_t i = 0; i < fx.rows.size(); i++)
+			members[i % runs].push_back(i);
+		for (size_t r = 0; r < runs; r++) {
+			std::sort(members[r].begin(), members[r].end(), [&](size_t a, size_t b) {
+				return dve::KeyLess(dve::MakeSortKey(plan, fx.rows[a]), dve::MakeSortKey(plan, fx.rows[b]));
+			});
+			for (size_t i : members[r])
+				dve::EncodeRow(fx.rows[i], run_bytes[r]);
+		}
+	}
+	constexpr size_t kRead = 64 * 1024;
+	std::vector<size_t> read_at(runs);
+	for (auto _ : state) {
+		dve::RunMerger merger(plan, runs);
+		const auto refill = [&](size_t r) {
+			while (merger.BytesWanted(r) > 0) {
+				const size_t n = std::min(kRead, run_bytes[r].Size() - read_at[r]);
+				if (n == 0) {
+					merger.MarkExhausted(r);
+					return;
+				}
+				std::memcpy(merger.FeedSpace(r, n), run_bytes[r].Data() + read_at[r], n);
+				merger.Fed(r, n);
+				read_at[r] += n;
+			}
+		};
+		for (size_t r = 0; r < runs; r++) {
+			read_at[r] = 0;
+			refill(r);
+		}
+		merger.Start();
+		while (!merger.Done()) {
+			const dve::DataValueRow row = merger.Top();
+			benchmark::DoNotOptimize(row);
+			const size_t r = merger.TopRun();
+			merger.Pop();
+			refill(r);
+			merger.Reposition();
+		}
+	}
+	state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * fx.rows.size()));
+}
+BENCHMARK(BM_RunMerger_Merge)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond);
