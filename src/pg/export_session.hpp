@@ -162,6 +162,8 @@ struct SinkTarget {
 	FILE *server_stream;
 	char *server_tmp_path;
 	bool server_done;
+	/* The client socket's send buffer before the export raised it (sink.cpp); 0 when untouched. */
+	int original_send_buffer;
 };
 
 struct ExportSession {

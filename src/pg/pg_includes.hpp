@@ -26,6 +26,7 @@ extern "C" {
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "libpq/libpq-be.h"
 #include "libpq/libpq.h"
 #include "libpq/pqformat.h"
 #include "mb/pg_wchar.h"

@@ -430,6 +430,54 @@ ZipEntryTime()
 	return core::MakeDosDateTime(tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
+/*
+ * A client on the database server (psql's \copy, a cron job) reads the document over a Unix
+ * socket while the backend renders what follows. Linux gives such a socket a send buffer of
+ * net.core.wmem_default (208 kB), less than one 256 kB CopyData message, so every message held
+ * the backend until the client had read it, and the two took turns instead of overlapping: an
+ * ordered 10M export spent 3.35 s (p25) merging and sending with the default, 1.78 s with 4 MB.
+ * The export asks for kClientSendBuffer (the kernel caps the request at net.core.wmem_max and
+ * doubles it) and puts the old size back when its memory context goes, after the last message
+ * or on an error. TCP is left alone: setting SO_SNDBUF there turns off the kernel's own sizing
+ * of the buffer, which already grows it (net.ipv4.tcp_wmem).
+ */
+namespace {
+
+constexpr int kClientSendBuffer = 2 * 1024 * 1024;
+
+void
+RestoreClientSendBuffer(void *arg)
+{
+	const ExportSession *session = static_cast<const ExportSession *>(arg);
+	/* The kernel reports the doubled size: ask for half of it to get it back. */
+	const int size = session->sink.original_send_buffer / 2;
+	(void)setsockopt(MyProcPort->sock, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+}
+
+void
+EnlargeClientSendBuffer(ExportSession *session)
+{
+	if (MyProcPort == nullptr || MyProcPort->laddr.addr.ss_family != AF_UNIX)
+		return;
+	int before = 0, after = 0;
+	socklen_t length = sizeof before;
+	if (getsockopt(MyProcPort->sock, SOL_SOCKET, SO_SNDBUF, &before, &length) != 0 || before >= 2 * kClientSendBuffer)
+		return;
+	MemoryContextCallback *callback =
+	    static_cast<MemoryContextCallback *>(MemoryContextAllocZero(session->context, sizeof(MemoryContextCallback)));
+	if (setsockopt(MyProcPort->sock, SOL_SOCKET, SO_SNDBUF, &kClientSendBuffer, sizeof kClientSendBuffer) != 0)
+		return;
+	session->sink.original_send_buffer = before;
+	callback->func = RestoreClientSendBuffer;
+	callback->arg = session;
+	MemoryContextRegisterResetCallback(session->context, callback);
+	length = sizeof after;
+	(void)getsockopt(MyProcPort->sock, SOL_SOCKET, SO_SNDBUF, &after, &length);
+	elog(DEBUG1, "datavalue_export: client socket send buffer raised from %d to %d bytes", before, after);
+}
+
+} // namespace
+
 /* Decide where the document goes and set up compression. May ereport. */
 void
 OpenSink(FunctionCallInfo fcinfo, ExportSession *session)
@@ -442,6 +490,8 @@ OpenSink(FunctionCallInfo fcinfo, ExportSession *session)
 	const char *target = nullptr;
 	const CopyTarget copy_target = DetectCopyTarget(fcinfo, &target_encoding, &target);
 	if (copy_target != CopyTarget::kNone) {
+		if (copy_target == CopyTarget::kClient)
+			EnlargeClientSendBuffer(session);
 		sink->kind = copy_target == CopyTarget::kClient       ? SinkKind::kCopyStream
 		             : copy_target == CopyTarget::kServerFile ? SinkKind::kServerFile
 		                                                      : SinkKind::kServerProgram;

@@ -79,6 +79,18 @@ def copy_bytes(conn, fmt="json", copy_options="", **params):
     return buf.getvalue()
 
 
+def break_last_demo_value(cur):
+    """The physically last value of the demo export gets an infinite created timestamp (in the
+    caller's transaction; DHIS2 never stores one, and the export fails with 22008 on it): in an
+    unordered export it comes after several 256 kB messages."""
+    cur.execute("""UPDATE datavalue SET created = 'infinity'
+                   WHERE ctid = (SELECT max(dv.ctid) FROM datavalue dv
+                                 JOIN period pe ON pe.periodid = dv.periodid
+                                 WHERE NOT dv.deleted AND pe.startdate >= %s AND pe.enddate <= %s)""",
+                (DEMO_START, DEMO_END))
+    assert cur.rowcount == 1
+
+
 def select_text(conn, fmt="json", **params):
     """The concatenation of the text rows of SELECT chunk FROM export(...) AS chunk."""
     with conn.cursor() as cur:

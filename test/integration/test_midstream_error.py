@@ -16,17 +16,6 @@ import pytest
 import dve
 
 
-def _break_last_demo_value(cur):
-    """The physically last value of the demo export gets an infinite created timestamp (in the
-    caller's transaction): in an unordered export it comes after several 256 kB messages."""
-    cur.execute("""UPDATE datavalue SET created = 'infinity'
-                   WHERE ctid = (SELECT max(dv.ctid) FROM datavalue dv
-                                 JOIN period pe ON pe.periodid = dv.periodid
-                                 WHERE NOT dv.deleted AND pe.startdate >= %s AND pe.enddate <= %s)""",
-                (dve.DEMO_START, dve.DEMO_END))
-    assert cur.rowcount == 1
-
-
 @pytest.mark.parametrize("order", ["none", None])
 def test_error_mid_stream_leaves_an_incomplete_document(fresh_conn, demo_request, order):
     request = dict(demo_request)
@@ -36,7 +25,7 @@ def test_error_mid_stream_leaves_an_incomplete_document(fresh_conn, demo_request
     assert fresh_conn.autocommit  # the BEGIN below makes the change undoable
     with fresh_conn.cursor() as cur:
         cur.execute("BEGIN")
-        _break_last_demo_value(cur)
+        dve.break_last_demo_value(cur)
         with pytest.raises(psycopg2.Error) as err:
             cur.copy_expert("COPY (SELECT %s) TO STDOUT" % dve.call("json", **request), buf)
     assert err.value.pgcode == "22008"
@@ -60,7 +49,7 @@ def test_error_mid_stream_of_a_gzip_export_stops_the_compression_thread(fresh_co
     buf = io.BytesIO()
     with fresh_conn.cursor() as cur:
         cur.execute("BEGIN")
-        _break_last_demo_value(cur)
+        dve.break_last_demo_value(cur)
         with pytest.raises(psycopg2.Error) as err:
             cur.copy_expert("COPY (SELECT %s) TO STDOUT"
                             % dve.call("json", order="none", compression="gzip", **demo_request), buf)
