@@ -111,7 +111,7 @@ UNION ALL
 ORDER BY object, side;
 
 LOAD 'datavalue_export';
-SELECT name, setting, unit FROM pg_settings WHERE name LIKE 'datavalue_export.%';
+SELECT name, setting, unit FROM pg_settings WHERE name LIKE 'datavalue_export.%' ORDER BY name;
 
 -- cleanup (the extension stays, at the default version, for the tests that follow)
 DROP TABLE regress_extension_snapshot;

@@ -27,6 +27,7 @@ void _PG_init(void);
 namespace datavalue_export::pg {
 
 int sort_run_memory_kb = 32 * 1024;
+int client_send_buffer_kb = 2 * 1024;
 
 namespace {
 
@@ -172,6 +173,12 @@ _PG_init(void)
 	    "Memory for the sorted runs of an ordered export; larger exports spill runs to temporary files.",
 	    "Smaller runs also sort faster; an export's memory stays near this size (plus a few MB).",
 	    &pg::sort_run_memory_kb, 32 * 1024, 64, 1024 * 1024, PGC_USERSET, GUC_UNIT_KB, nullptr, nullptr, nullptr);
+	DefineCustomIntVariable(
+	    "datavalue_export.client_send_buffer",
+	    "Send buffer a COPY export asks for on a client's Unix socket while it runs; 0 leaves the socket as it is.",
+	    "The kernel caps it at net.core.wmem_max and doubles it. A larger buffer lets the backend render while a "
+	    "local client is still writing what it received.",
+	    &pg::client_send_buffer_kb, 2 * 1024, 0, 256 * 1024, PGC_USERSET, GUC_UNIT_KB, nullptr, nullptr, nullptr);
 	pg::ReserveSettingPrefix("datavalue_export");
 	pg::InstallCopyTagHook();
 }

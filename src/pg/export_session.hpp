@@ -42,6 +42,8 @@ namespace datavalue_export::pg {
 
 /* datavalue_export.sort_run_memory (kB): the size of one sorted run (entry_points.cpp). */
 extern int sort_run_memory_kb;
+/* datavalue_export.client_send_buffer (kB; 0 = off): see sink.cpp EnlargeClientSendBuffer. */
+extern int client_send_buffer_kb;
 
 /* Flush rendered text to the client (or to a result row) once this much has accumulated. */
 inline constexpr size_t kFlushBytes = 256 * 1024;

@@ -436,14 +436,12 @@ ZipEntryTime()
  * net.core.wmem_default (208 kB), less than one 256 kB CopyData message, so every message held
  * the backend until the client had read it, and the two took turns instead of overlapping: an
  * ordered 10M export spent 3.35 s (p25) merging and sending with the default, 1.78 s with 4 MB.
- * The export asks for kClientSendBuffer (the kernel caps the request at net.core.wmem_max and
- * doubles it) and puts the old size back when its memory context goes, after the last message
- * or on an error. TCP is left alone: setting SO_SNDBUF there turns off the kernel's own sizing
+ * The export asks for datavalue_export.client_send_buffer (2 MB; the kernel caps the request at
+ * net.core.wmem_max and doubles it) and puts the old size back when its memory context goes,
+ * after the last message or on an error. TCP is left alone: setting SO_SNDBUF there turns off the kernel's own sizing
  * of the buffer, which already grows it (net.ipv4.tcp_wmem).
  */
 namespace {
-
-constexpr int kClientSendBuffer = 2 * 1024 * 1024;
 
 void
 RestoreClientSendBuffer(void *arg)
@@ -457,15 +455,16 @@ RestoreClientSendBuffer(void *arg)
 void
 EnlargeClientSendBuffer(ExportSession *session)
 {
-	if (MyProcPort == nullptr || MyProcPort->laddr.addr.ss_family != AF_UNIX)
+	const int wanted = client_send_buffer_kb * 1024; /* at most 256 MB: fits an int */
+	if (wanted == 0 || MyProcPort == nullptr || MyProcPort->laddr.addr.ss_family != AF_UNIX)
 		return;
 	int before = 0, after = 0;
 	socklen_t length = sizeof before;
-	if (getsockopt(MyProcPort->sock, SOL_SOCKET, SO_SNDBUF, &before, &length) != 0 || before >= 2 * kClientSendBuffer)
+	if (getsockopt(MyProcPort->sock, SOL_SOCKET, SO_SNDBUF, &before, &length) != 0 || before >= 2 * wanted)
 		return;
 	MemoryContextCallback *callback =
 	    static_cast<MemoryContextCallback *>(MemoryContextAllocZero(session->context, sizeof(MemoryContextCallback)));
-	if (setsockopt(MyProcPort->sock, SOL_SOCKET, SO_SNDBUF, &kClientSendBuffer, sizeof kClientSendBuffer) != 0)
+	if (setsockopt(MyProcPort->sock, SOL_SOCKET, SO_SNDBUF, &wanted, sizeof wanted) != 0)
 		return;
 	session->sink.original_send_buffer = before;
 	callback->func = RestoreClientSendBuffer;

@@ -9,7 +9,8 @@ when the cancel or timeout arrives, held in one of two ways:
   export's own queries read, so the export cannot finish and must wait inside its SPI query;
   the error then carries that query as its CONTEXT, which proves where it was interrupted.
 - Held by the client: the export is read through a sink whose first write() blocks. The demo
-  document (about 6 MB) is far larger than the socket buffers, so the backend waits in a
+  document (about 6 MB) is far larger than the socket buffers (left at their default size:
+  datavalue_export.client_send_buffer = 0), so the backend waits in a
   socket write (wait_event ClientWrite) mid-document. PostgreSQL acts on a cancel only once the
   backend runs again (a backend blocked in a client write reacts only to terminate), so the
   sink resumes reading, and the client must then receive an error and less than the whole
@@ -61,6 +62,8 @@ def _usable(conn):
 
 def _copy(conn, sink, fmt="json", **params):
     with conn.cursor() as cur:
+        # The socket keeps its default send buffer (about 200 kB), so the document cannot fit in it.
+        cur.execute("SET datavalue_export.client_send_buffer = 0")
         cur.copy_expert("COPY (SELECT %s) TO STDOUT" % dve.call(fmt, **params), sink)
 
 

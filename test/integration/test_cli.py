@@ -117,6 +117,11 @@ def datavalue_locked(dbname):
         holder.close()
 
 
+# For tests that hold the backend in ClientWrite: the socket keeps its default send buffer, so
+# the document cannot fit in it.
+SMALL_SOCKET = "-c datavalue_export.client_send_buffer=0"
+
+
 def unique_app():
     return "dve-cli-test-" + uuid.uuid4().hex[:12]
 
@@ -409,7 +414,8 @@ def test_sigint_while_blocked_on_a_full_stdout_pipe(cli, db243, conn243, demo_qu
     app = unique_app()
     read_end, write_end = os.pipe()
     capacity = fcntl.fcntl(read_end, F_GETPIPE_SZ)
-    proc = subprocess.Popen([cli, "-d", db243, demo_query], env=dict(os.environ, PGAPPNAME=app),
+    proc = subprocess.Popen([cli, "-d", db243, demo_query],
+                            env=dict(os.environ, PGAPPNAME=app, PGOPTIONS=SMALL_SOCKET),
                             stdout=write_end, stderr=subprocess.PIPE)
     os.close(write_end)
     try:
@@ -518,7 +524,7 @@ def test_progress_bar_mid_export(cli, db243, conn243, demo_query, tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     env = {k: v for k, v in os.environ.items() if k.startswith("PG")}
-    env.update(PGAPPNAME=app, TERM="xterm")
+    env.update(PGAPPNAME=app, TERM="xterm", PGOPTIONS=SMALL_SOCKET)
     term = Tmux("%s -d %s %s > %s" % (cli, db243, shlex.quote(demo_query), shlex.quote(str(fifo))), env)
     reader = None
     try:

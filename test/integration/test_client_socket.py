@@ -2,8 +2,9 @@
 test/integration/test_client_socket.py
     A COPY export to a client on a Unix socket raises the socket's send buffer, so the backend
     can render the next messages while the client still reads (sink.cpp), and puts the old size
-    back when it ends, also when it fails. Text result rows and TCP clients are left alone. The
-    sizes are the kernel's own (getsockopt), reported at DEBUG1.
+    back when it ends, also when it fails. Text result rows, TCP clients and
+    datavalue_export.client_send_buffer = 0 leave it alone. The sizes are the kernel's own
+    (getsockopt), reported at DEBUG1.
 SPDX-License-Identifier: PostgreSQL
 """
 import re
@@ -73,4 +74,11 @@ def test_the_send_buffer_is_put_back_after_a_failed_export(fresh_conn, demo_requ
 
 def test_result_rows_leave_the_socket_alone(fresh_conn, demo_request):
     reports = _raised(fresh_conn, lambda: dve.select_text(fresh_conn, "json", **dict(demo_request, limit=5)))
+    assert reports == []
+
+
+def test_zero_leaves_the_socket_alone(fresh_conn, demo_request):
+    with fresh_conn.cursor() as cur:
+        cur.execute("SET datavalue_export.client_send_buffer = 0")
+    reports = _raised(fresh_conn, lambda: dve.copy_bytes(fresh_conn, "json", **dict(demo_request, limit=5)))
     assert reports == []

@@ -58,6 +58,8 @@ def test_progress_row_of_an_export(fresh_conn, db243, demo_request):
     with fresh_conn.cursor() as cur:
         cur.execute("SELECT pg_backend_pid()")
         pid = cur.fetchone()[0]
+        # The default send buffer, so the document cannot fit in the socket and end the COPY early.
+        cur.execute("SET datavalue_export.client_send_buffer = 0")
     other = dve.connect(db243)
     rows = []
 
