@@ -84,8 +84,6 @@ sub copy_md5
 	my $err = '';
 	my @cmd = ('psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr($db), '-o', $file);
 	push @cmd, '-c', $_ for @settings;
-	# The socket keeps its default send buffer, so the document stalls well before its end.
-	push @cmd, '-c', 'SET datavalue_export.client_send_buffer = 0';
 	push @cmd, '-c', "COPY (SELECT $call) TO STDOUT";
 	IPC::Run::run(\@cmd, '2>', \$err)
 	  or die "export failed on " . $node->name . ": $err";

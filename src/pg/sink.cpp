@@ -438,8 +438,8 @@ ZipEntryTime()
  * ordered 10M export spent 3.35 s (p25) merging and sending with the default, 1.78 s with 4 MB.
  * The export asks for datavalue_export.client_send_buffer (2 MB; the kernel caps the request at
  * net.core.wmem_max and doubles it) and puts the old size back when its memory context goes,
- * after the last message or on an error. TCP is left alone: setting SO_SNDBUF there turns off the kernel's own sizing
- * of the buffer, which already grows it (net.ipv4.tcp_wmem).
+ * after the last message or on an error. TCP is left alone: setting SO_SNDBUF there turns off
+ * the kernel's own sizing of the buffer, which already grows it (net.ipv4.tcp_wmem).
  */
 namespace {
 
