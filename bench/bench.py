@@ -882,6 +882,18 @@ def targets_table(summary, scaling):
         ok = r >= threshold if at_least else r <= threshold
         rows.append((text, f"{r:.2f}x", ("≥ " if at_least else "≤ ") + f"{threshold}x", verdict(ok)))
 
+    # An ordered export sends nothing before its scan ends, and psql then needs at least the
+    # transport floor to take the bytes: reading the rows and then moving the bytes is what an
+    # ordered export would take if its own work (encoding, sorting, merging, rendering) were free.
+    # The three targets that compare the ordered export are each shown against that time, so a
+    # FAIL can be read as the extension's own cost or as the floors' (PostgreSQL's COPY path;
+    # the export's own sink, with its larger socket buffer, can move bytes a little faster).
+    read_then_move = med("floor_read") + med("transport") if med("floor_read") and med("transport") else None
+
+    def reference_row(text, num, den):
+        if num and den:
+            rows.append((f"(reference, not a target) {text}", f"{num / den:.2f}x", "-", "info"))
+
     ratio_row(
         "our JSON ≥ 3x faster than native COPY CSV (ordered): native / JSON",
         med("native_csv"),
@@ -896,12 +908,23 @@ def targets_table(summary, scaling):
         TARGET_VS_DHIS2_242,
         True,
     )
+    reference_row(
+        "the most an ordered export could show, reading the rows and moving the bytes with no work of ours:"
+        " dhis2_242_java / (read floor + transport)",
+        med("dhis2_242_java"),
+        read_then_move,
+    )
     ratio_row(
         f"ordered JSON within {TARGET_ORDERED_VS_UNORDERED}x of \"order\" => 'none': JSON / unordered JSON",
         med("ours_json"),
         med("ours_json_unordered"),
         TARGET_ORDERED_VS_UNORDERED,
         False,
+    )
+    reference_row(
+        "read the rows, then move the bytes, with no work of ours: (read floor + transport) / unordered JSON",
+        read_then_move,
+        med("ours_json_unordered"),
     )
     ratio_row(
         f"\"limit\" => 50 under {TARGET_PAGE_VS_FULL}x the full ordered export: limit 50 / JSON",
@@ -910,27 +933,15 @@ def targets_table(summary, scaling):
         TARGET_PAGE_VS_FULL,
         False,
     )
-    # An ordered export sends nothing before its scan ends, and psql then needs at least the
-    # transport floor to take the bytes: reading the rows and then moving the bytes is what an
-    # ordered export would take if its own work (encoding, sorting, merging, rendering) were free.
-    # Shown so the ordered target can be read against it: above it is the extension's own cost.
-    if med("floor_read") and med("transport") and med("ours_json_unordered"):
-        bound = (med("floor_read") + med("transport")) / med("ours_json_unordered")
-        rows.append(
-            (
-                "(reference, not a target) read the rows, then move the bytes, with no work of ours:"
-                " (read floor + transport) / unordered JSON",
-                f"{bound:.2f}x",
-                "-",
-                "info",
-            )
-        )
     ratio_row(
         f"our JSON within {TARGET_JSON_VS_TRANSPORT}x of the transport floor: JSON / transport",
         med("ours_json"),
         med("transport"),
         TARGET_JSON_VS_TRANSPORT,
         False,
+    )
+    reference_row(
+        "the same with no work of ours: (read floor + transport) / transport", read_then_move, med("transport")
     )
     ratio_row(
         "our CSV ≥ 4x faster than native COPY CSV (ordered): native / CSV",
