@@ -251,6 +251,38 @@ BM_Timestamp(benchmark::State &state)
 }
 BENCHMARK(BM_Timestamp);
 
+/*
+ * The formatter as a row uses it: created, then lastupdated (a later instant, the same one in
+ * a tenth of the rows), spread over 2023-2024, so most texts are new and the day cache hits.
+ */
+void
+BM_TimestampFormatter_Row(benchmark::State &state)
+{
+	std::mt19937_64 rng(7);
+	std::vector<int64_t> stamps;
+	for (size_t i = 0; i < kInputs; i++) {
+		const int64_t created = (kDay2023 + static_cast<int64_t>(rng() % 731)) * kMicrosPerDay +
+		                        static_cast<int64_t>(rng() % static_cast<uint64_t>(kMicrosPerDay));
+		stamps.push_back(created);
+		stamps.push_back(rng() % 10 == 0 ? created : created + static_cast<int64_t>(rng() % 1000000000));
+	}
+	dve::TimestampFormatter formatter;
+	char out[2 * dve::kTimestampMax];
+	size_t bytes = 0;
+	for (auto _ : state) {
+		for (size_t i = 0; i < stamps.size(); i += 2) {
+			char *end = formatter.Write(out, stamps[i]);
+			end = formatter.Write(end, stamps[i + 1]);
+			bytes += static_cast<size_t>(end - out);
+			benchmark::DoNotOptimize(end);
+			benchmark::ClobberMemory();
+		}
+	}
+	state.SetBytesProcessed(static_cast<int64_t>(bytes));
+	state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * stamps.size()));
+}
+BENCHMARK(BM_TimestampFormatter_Row);
+
 /* ---- ISO periods ---- */
 
 void

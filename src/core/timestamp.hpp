@@ -53,24 +53,43 @@ YearDigits(char *w, int32_t y) noexcept
 }
 inline constexpr size_t kTimeOfDayLength = 18;
 
+/* "00" to "99": a two-digit field is one table read instead of a division and a remainder. */
+inline constexpr struct DigitPairs {
+	char text[200];
+	constexpr DigitPairs() : text()
+	{
+		for (int i = 0; i < 100; i++) {
+			text[2 * i] = static_cast<char>('0' + i / 10);
+			text[2 * i + 1] = static_cast<char>('0' + i % 10);
+		}
+	}
+} kDigitPairs{};
+
+inline char *
+PutPair(char *w, uint32_t v) noexcept
+{
+	std::memcpy(w, kDigitPairs.text + 2 * v, 2);
+	return w + 2;
+}
+
 /* "THH:mm:ss.SSS+0000" (kTimeOfDayLength bytes) for a millisecond of the day. */
 inline char *
-TimeOfDay(char *w, int32_t ms_of_day) noexcept
+TimeOfDay(char *w, uint32_t ms_of_day) noexcept
 {
-	const int32_t ms = ms_of_day % 1000;
-	const int32_t secs = ms_of_day / 1000;
+	const uint32_t ms = ms_of_day % 1000;
+	const uint32_t secs = ms_of_day / 1000;
+	const uint32_t minutes = secs / 60;
 	*w++ = 'T';
-	w = TwoDigits(w, secs / 3600);
+	w = PutPair(w, minutes / 60);
 	*w++ = ':';
-	w = TwoDigits(w, secs / 60 % 60);
+	w = PutPair(w, minutes % 60);
 	*w++ = ':';
-	w = TwoDigits(w, secs % 60);
+	w = PutPair(w, secs % 60);
 	*w++ = '.';
-	w[0] = static_cast<char>('0' + ms / 100);
-	w[1] = static_cast<char>('0' + ms / 10 % 10);
-	w[2] = static_cast<char>('0' + ms % 10);
-	std::memcpy(w + 3, "+0000", 5);
-	return w + 8;
+	*w++ = static_cast<char>('0' + ms / 100);
+	w = PutPair(w, ms % 100);
+	std::memcpy(w, "+0000", 5);
+	return w + 5;
 }
 } // namespace detail
 
@@ -87,28 +106,23 @@ WriteDhis2Timestamp(char *w, int64_t pg_micros) noexcept
 	w = detail::TwoDigits(w, date.month);
 	*w++ = '-';
 	w = detail::TwoDigits(w, date.day);
-	return detail::TimeOfDay(w, static_cast<int32_t>(ms_of_day));
+	return detail::TimeOfDay(w, static_cast<uint32_t>(ms_of_day));
 }
 
 /*
  * WriteDhis2Timestamp with the last text kept, and the date text of recent days: consecutive
  * timestamps are often the same instant (created and lastupdated), an export's timestamps fall
- * on a few hundred days, and the calendar arithmetic of the date is most of the cost.
+ * on a few hundred days, and the calendar arithmetic of the date is most of the cost. Only
+ * years 0-9999 (every text kTimestampLength long) are cached; others take the full path.
  */
 class TimestampFormatter {
   public:
 	char *Write(char *w, int64_t pg_micros) noexcept
 	{
 		const int64_t millis = FloorDiv(pg_micros, 1000);
-		if (millis != cached_millis_) {
-			const int64_t day = FloorDiv(millis, 86400000);
-			const DayText &date = Date(day);
-			std::memcpy(text_, date.text, sizeof date.text);
-			detail::TimeOfDay(text_ + date.length, static_cast<int32_t>(millis - day * 86400000));
-			text_length_ = date.length + detail::kTimeOfDayLength;
-			cached_millis_ = millis;
-		}
-		/* A fixed-size copy is a few moves; years 0-9999 are all kTimestampLength long. */
+		if (millis != cached_millis_)
+			Format(pg_micros, millis);
+		/* A fixed-size copy is a few moves. */
 		if (text_length_ == kTimestampLength)
 			std::memcpy(w, text_, kTimestampLength);
 		else
@@ -117,31 +131,41 @@ class TimestampFormatter {
 	}
 
   private:
-	struct DayText {
-		int64_t day = INT64_MIN;
-		char text[kTimestampMax - detail::kTimeOfDayLength]; /* "yyyy-MM-dd", longer for years past 9999 */
-		size_t length = 0;
+	static constexpr size_t kDateLength = kTimestampLength - detail::kTimeOfDayLength; /* "yyyy-MM-dd" */
+	/* 16 bytes, so the cache is 16 kB: it stays in the first-level cache beside the row's data. */
+	struct DaySlot {
+		int32_t day = INT32_MIN; /* any int64 microsecond count is within int32 days */
+		char text[12];           /* kDateLength bytes used */
 	};
 	/* Direct-mapped: 1024 consecutive days (almost three years) never evict each other. */
 	static constexpr size_t kDays = 1024;
 
-	const DayText &Date(int64_t day) noexcept
+	void Format(int64_t pg_micros, int64_t millis) noexcept
 	{
-		DayText &slot = days_[static_cast<uint64_t>(day) % kDays];
-		if (slot.day != day) {
-			char full[kTimestampMax];
-			char *end = WriteDhis2Timestamp(full, day * INT64_C(86400000000));
-			slot.length = static_cast<size_t>(end - full) - detail::kTimeOfDayLength;
-			std::memcpy(slot.text, full, slot.length);
-			slot.day = day;
+		cached_millis_ = millis;
+		const int64_t day = FloorDiv(millis, 86400000);
+		const uint32_t ms_of_day = static_cast<uint32_t>(millis - day * 86400000);
+		/* Year 0 starts on day -730485 and year 10000 on day 2921940 (PostgreSQL days, from 2000-01-01). */
+		if (day < -730485 || day >= 2921940) {
+			text_length_ = static_cast<size_t>(WriteDhis2Timestamp(text_, pg_micros) - text_);
+			return;
 		}
-		return slot;
+		DaySlot &slot = days_[static_cast<uint64_t>(day) % kDays];
+		if (slot.day != static_cast<int32_t>(day)) {
+			char full[kTimestampMax];
+			WriteDhis2Timestamp(full, day * INT64_C(86400000000));
+			std::memcpy(slot.text, full, kDateLength);
+			slot.day = static_cast<int32_t>(day);
+		}
+		std::memcpy(text_, slot.text, kDateLength);
+		detail::TimeOfDay(text_ + kDateLength, ms_of_day);
+		text_length_ = kTimestampLength;
 	}
 
 	int64_t cached_millis_ = INT64_MIN;
 	char text_[kTimestampMax];
 	size_t text_length_ = 0;
-	DayText days_[kDays];
+	DaySlot days_[kDays];
 };
 
 } // namespace datavalue_export::core

@@ -226,6 +226,20 @@ TEST(TimestampFormatterTest, SameDayDifferentTimes)
 		ASSERT_EQ(FormatCached(f, day + tod), Format(day + tod)) << tod;
 }
 
+TEST(TimestampFormatterTest, DaysSharingACacheSlot)
+{
+	/* Days 1024 apart share a slot; years past 9999 and before 0 bypass the cache. */
+	TimestampFormatter f;
+	const int64_t base = INT64_C(760270272123999);
+	const int64_t far = INT64_C(2921940) * kMicrosPerDay + INT64_C(3723004005); /* 10000-01-01 */
+	const int64_t before_zero = -INT64_C(730486) * kMicrosPerDay + 1;           /* the day before year 0 */
+	for (int round = 0; round < 3; round++)
+		for (const int64_t t :
+		     {base, base + 1024 * kMicrosPerDay, base - 1024 * kMicrosPerDay, base + 1, far,
+		      base + 2048 * kMicrosPerDay, before_zero, base, far - kMicrosPerDay, -INT64_C(730485) * kMicrosPerDay})
+			ASSERT_EQ(FormatCached(f, t), Format(t)) << "round " << round << " t " << t;
+}
+
 TEST(TimestampFormatterTest, RandomSequencesMatchWriteDhis2Timestamp)
 {
 	/* Runs of values on one day, jumps forward and backward, day boundaries, years of 4 and more digits. */
