@@ -307,12 +307,13 @@ def measure_java(db, variant, args):
     done = proc.stdout.readline()
     seconds = time.monotonic() - t0
     poller.stop()
-    end = read_status(bpid)
-    cpu_backend = read_cpu_seconds(bpid) - base_cpu_backend
-    cpu_client = read_cpu_seconds(proc.pid) - base_cpu_client
+    # Check the reply first: a peer that died took its backend with it, and its stderr says why.
     m = re.match(r"^DONE (\d+) ([0-9.]+)$", done.strip())
     if not m:
         fail(f"unexpected output {done.strip()!r}")
+    end = read_status(bpid)
+    cpu_backend = read_cpu_seconds(bpid) - base_cpu_backend
+    cpu_client = read_cpu_seconds(proc.pid) - base_cpu_client
     proc.stdin.close()
     if proc.wait() != 0:
         fail(f"exit status {proc.returncode}")
