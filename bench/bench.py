@@ -311,8 +311,12 @@ def measure_java(db, variant, args):
     m = re.match(r"^DONE (\d+) ([0-9.]+)$", done.strip())
     if not m:
         fail(f"unexpected output {done.strip()!r}")
+    # The peer keeps its session until its stdin closes, so its backend is still there to read.
     end = read_status(bpid)
-    cpu_backend = read_cpu_seconds(bpid) - base_cpu_backend
+    end_cpu_backend = read_cpu_seconds(bpid)
+    if end is None or end_cpu_backend is None:
+        fail("the backend ended before its CPU and memory were read")
+    cpu_backend = end_cpu_backend - base_cpu_backend
     cpu_client = read_cpu_seconds(proc.pid) - base_cpu_client
     proc.stdin.close()
     if proc.wait() != 0:

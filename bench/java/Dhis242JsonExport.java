@@ -30,7 +30,8 @@
  * PGHOST is a directory, as libpq does), runs an untimed warm-up export of --warmup-rows rows to
  * /dev/null so the JIT has compiled the row path (DHIS2 is a long-running server), prints
  * "BACKEND_PID <pid>" and "READY", waits for one line on stdin, exports, and prints
- * "DONE <rows> <seconds>". With --no-wait it exports straight away.
+ * "DONE <rows> <seconds>", then keeps its session until stdin closes. With --no-wait it exports
+ * straight away and exits.
  *
  * Options: --db NAME --data-sets UID,UID,... --start YYYY-MM-DD --end YYYY-MM-DD --org-unit UID
  *          --out PATH [--fetch-size N] [--warmup-rows N] [--no-wait] [--order dhis2]
@@ -130,6 +131,12 @@ public final class Dhis242JsonExport {
 			double seconds = (System.nanoTime() - t0) / 1e9;
 			connection.commit();
 			System.out.println("DONE " + rows + " " + seconds);
+			System.out.flush();
+			if (!options.containsKey("no-wait")) {
+				/* Keep the session (and so its backend) until the driver has read the backend's
+				 * CPU and memory; it closes our stdin when it has. */
+				new BufferedReader(new InputStreamReader(System.in)).readLine();
+			}
 		}
 	}
 
