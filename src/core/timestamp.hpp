@@ -25,14 +25,6 @@ inline constexpr size_t kTimestampMax = 40;
 
 namespace detail {
 inline char *
-TwoDigits(char *w, int32_t v) noexcept
-{
-	w[0] = static_cast<char>('0' + v / 10);
-	w[1] = static_cast<char>('0' + v % 10);
-	return w + 2;
-}
-
-inline char *
 YearDigits(char *w, int32_t y) noexcept
 {
 	if (y < 0) {
@@ -65,8 +57,9 @@ inline constexpr struct DigitPairs {
 	}
 } kDigitPairs{};
 
+/* v in 0..99 as two digits. */
 inline char *
-PutPair(char *w, uint32_t v) noexcept
+TwoDigits(char *w, uint32_t v) noexcept
 {
 	std::memcpy(w, kDigitPairs.text + 2 * v, 2);
 	return w + 2;
@@ -80,14 +73,14 @@ TimeOfDay(char *w, uint32_t ms_of_day) noexcept
 	const uint32_t secs = ms_of_day / 1000;
 	const uint32_t minutes = secs / 60;
 	*w++ = 'T';
-	w = PutPair(w, minutes / 60);
+	w = TwoDigits(w, minutes / 60);
 	*w++ = ':';
-	w = PutPair(w, minutes % 60);
+	w = TwoDigits(w, minutes % 60);
 	*w++ = ':';
-	w = PutPair(w, secs % 60);
+	w = TwoDigits(w, secs % 60);
 	*w++ = '.';
 	*w++ = static_cast<char>('0' + ms / 100);
-	w = PutPair(w, ms % 100);
+	w = TwoDigits(w, ms % 100);
 	std::memcpy(w, "+0000", 5);
 	return w + 5;
 }
@@ -103,9 +96,9 @@ WriteDhis2Timestamp(char *w, int64_t pg_micros) noexcept
 	const CivilDate date = CivilFromDays(static_cast<int32_t>(day));
 	w = detail::YearDigits(w, date.year);
 	*w++ = '-';
-	w = detail::TwoDigits(w, date.month);
+	w = detail::TwoDigits(w, static_cast<uint32_t>(date.month));
 	*w++ = '-';
-	w = detail::TwoDigits(w, date.day);
+	w = detail::TwoDigits(w, static_cast<uint32_t>(date.day));
 	return detail::TimeOfDay(w, static_cast<uint32_t>(ms_of_day));
 }
 
