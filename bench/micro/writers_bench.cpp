@@ -227,15 +227,21 @@ BENCHMARK(BM_CsvField_ManyQuotes);
 
 /* ---- Timestamps ---- */
 
+/* A created/lastupdated value: a day of 2023-2024 and a random microsecond of it. */
+int64_t
+RandomStamp(std::mt19937_64 &rng)
+{
+	return (kDay2023 + static_cast<int64_t>(rng() % 731)) * kMicrosPerDay +
+	       static_cast<int64_t>(rng() % static_cast<uint64_t>(kMicrosPerDay));
+}
+
 void
 BM_Timestamp(benchmark::State &state)
 {
-	/* created/lastupdated spread over 2023-2024 with millisecond noise. */
 	std::mt19937_64 rng(5);
 	std::vector<int64_t> stamps;
 	for (size_t i = 0; i < kInputs; i++)
-		stamps.push_back((kDay2023 + static_cast<int64_t>(rng() % 731)) * kMicrosPerDay +
-		                 static_cast<int64_t>(rng() % static_cast<uint64_t>(kMicrosPerDay)));
+		stamps.push_back(RandomStamp(rng));
 	char out[dve::kTimestampMax];
 	size_t bytes = 0;
 	for (auto _ : state) {
@@ -261,8 +267,7 @@ BM_TimestampFormatter_Row(benchmark::State &state)
 	std::mt19937_64 rng(7);
 	std::vector<int64_t> stamps;
 	for (size_t i = 0; i < kInputs; i++) {
-		const int64_t created = (kDay2023 + static_cast<int64_t>(rng() % 731)) * kMicrosPerDay +
-		                        static_cast<int64_t>(rng() % static_cast<uint64_t>(kMicrosPerDay));
+		const int64_t created = RandomStamp(rng);
 		stamps.push_back(created);
 		stamps.push_back(rng() % 10 == 0 ? created : created + static_cast<int64_t>(rng() % 1000000000));
 	}
