@@ -1071,6 +1071,31 @@ def shared_memory_page_size(db):
         return None
 
 
+def page_reporting():
+    """Whether a virtio balloon can hand the guest's free memory back to its host (free page
+    reporting, feature bit 5), and whether run.sh paused it (its driver unbound) for this run.
+    None when the machine has no such balloon."""
+    base = "/sys/bus/virtio/devices"
+    try:
+        devices = sorted(os.listdir(base))
+    except OSError:
+        return None
+    for dev in devices:
+        try:
+            with open(os.path.join(base, dev, "device")) as f:
+                if f.read().strip() != "0x0005":  # virtio balloon
+                    continue
+            with open(os.path.join(base, dev, "features")) as f:
+                if f.read()[5:6] != "1":
+                    continue
+        except OSError:
+            continue
+        if os.path.exists(os.path.join(base, dev, "driver")):
+            return "ON: memory the guest frees goes back to the host, and touching it again faults into the host"
+        return "paused (the balloon's driver is unbound: run.sh does so for its run and touches the free memory once)"
+    return None
+
+
 def environment(db):
     env = {}
     try:
@@ -1094,6 +1119,7 @@ def environment(db):
     )
 
     env["huge_pages"] = shared_memory_page_size(db)
+    env["page_reporting"] = page_reporting()
 
     def git(*a):
         r = subprocess.run(["git", "-C", REPO, *a], capture_output=True, text=True)
@@ -1150,6 +1176,11 @@ def report(sizes, env, args, micro, scaling):
     )
     out.append(f"- load average (1, 5, 15 min): {env['load']}")
     out.append(f"- shared memory pages of the server: {env.get('huge_pages') or 'unknown'} (bench/README.md \"Huge pages\")")
+    if env.get("page_reporting"):
+        out.append(
+            f"- free page reporting of the VM's balloon: {env['page_reporting']}"
+            " (bench/README.md \"Free page reporting\")"
+        )
     if sizes:
         out.append(
             f"- method: {args.reps} interleaved repetitions per variant after one warm-up run each; medians"

@@ -2,8 +2,8 @@
 # bench/run.sh - the datavalue_export benchmark, end to end, in one command.
 #
 #   bench/run.sh [--values N] [--reps K] [--scaling] [--micro | --micro-only]
-#                [--no-setup] [--no-huge-pages] [--keep-shared-buffers] [--recreate]
-#                [--only a,b,...]
+#                [--no-setup] [--no-huge-pages] [--keep-shared-buffers]
+#                [--keep-page-reporting] [--recreate] [--only a,b,...]
 #
 #   --values N     demo database size (default 1000000; 10000000 on request)
 #   --reps K       timed repetitions per variant, interleaved (default 5)
@@ -16,6 +16,8 @@
 #                  and restarts the cluster once; see bench/README.md "Huge pages")
 #   --keep-shared-buffers  leave shared_buffers as it is (as root, run.sh raises it to hold the
 #                  largest datavalue table four times over; see bench/README.md "Hardware note")
+#   --keep-page-reporting  leave a VM's free page reporting on (as root, run.sh pauses it for the
+#                  run and touches the free memory once; see bench/README.md "Free page reporting")
 #   --recreate     rebuild the demo database even if a matching one exists
 #   --only LIST    comma-separated variant names (development; see bench/README.md)
 #
@@ -39,6 +41,7 @@ SETUP=1
 RECREATE=0
 HUGE=1
 SHARED_BUFFERS=1
+PAGE_REPORTING=1
 ONLY=""
 
 usage() {
@@ -58,6 +61,7 @@ while (($#)); do
 	--no-setup) SETUP=0; shift ;;
 	--no-huge-pages) HUGE=0; shift ;;
 	--keep-shared-buffers) SHARED_BUFFERS=0; shift ;;
+	--keep-page-reporting) PAGE_REPORTING=0; shift ;;
 	--recreate) RECREATE=1; shift ;;
 	--only) ONLY=${2:?}; shift 2 ;;
 	--only=*) ONLY=${1#*=}; shift ;;
@@ -182,6 +186,45 @@ if ((HUGE)) && [ "$(id -u)" = 0 ] && [ -w /proc/sys/vm/nr_hugepages ]; then
 		log "reserved $(awk '/^HugePages_Total/ {print $2}' /proc/meminfo) huge pages of 2 MB; restarting the cluster"
 		test/cluster.sh stop
 		test/cluster.sh start >/dev/null
+	fi
+fi
+
+# Free page reporting. A VM whose virtio balloon reports free pages (feature bit 5) hands the
+# memory its guest frees back to the host after a few seconds, and the guest's next first touch
+# of it faults into the host. On the reference machine that made writing a 2.9 GB output to
+# tmpfs take 2.9-5.7 s after a short idle and 1.3-1.7 s with the memory kept, so every timed run
+# paid a random host cost, the most on the variants that write the most (bench/README.md "Free
+# page reporting"). As root, pause the reporting for the run (unbind the balloon's driver; bound
+# again at exit) and touch the free memory once, so every run finds it backed.
+BALLOON_DRIVER=/sys/bus/virtio/drivers/virtio_balloon
+PAUSED_BALLOONS=()
+resume_page_reporting() {
+	local dev
+	for dev in "${PAUSED_BALLOONS[@]}"; do
+		echo "$dev" >"$BALLOON_DRIVER/bind" || log "could not bind $dev to virtio_balloon again"
+	done
+}
+if ((!MICRO_ONLY)) && ((PAGE_REPORTING)) && [ "$(id -u)" = 0 ] && [ -d "$BALLOON_DRIVER" ]; then
+	for dev_path in "$BALLOON_DRIVER"/virtio*; do
+		[ -e "$dev_path/features" ] || continue
+		features=$(cat "$dev_path/features")
+		[ "${features:5:1}" = 1 ] || continue
+		dev=$(basename "$dev_path")
+		echo "$dev" >"$BALLOON_DRIVER/unbind" && PAUSED_BALLOONS+=("$dev")
+	done
+	if ((${#PAUSED_BALLOONS[@]})); then
+		trap resume_page_reporting EXIT
+		# All but 3 GB of the available memory, within the tmpfs's free space.
+		avail_mb=$(awk '/^MemAvailable/ {print int($2 / 1024)}' /proc/meminfo)
+		shm_mb=$(df -Pm /dev/shm | awk 'NR == 2 {print $4}')
+		touch_mb=$((avail_mb - 3072))
+		((touch_mb > shm_mb - 1024)) && touch_mb=$((shm_mb - 1024))
+		log "paused free page reporting (${PAUSED_BALLOONS[*]}) until the run ends; touching ${touch_mb} MB of free memory once"
+		if ((touch_mb > 0)); then
+			touch_file=/dev/shm/datavalue_export_bench_touch.$$
+			fallocate -l "${touch_mb}M" "$touch_file" || log "could not touch the free memory (fallocate failed)"
+			rm -f "$touch_file"
+		fi
 	fi
 fi
 
