@@ -198,8 +198,10 @@ fi
 # again at exit) and touch the free memory once, so every run finds it backed.
 BALLOON_DRIVER=/sys/bus/virtio/drivers/virtio_balloon
 PAUSED_BALLOONS=()
+TOUCH_FILE=/dev/shm/datavalue_export_bench_touch.$$
 resume_page_reporting() {
 	local dev
+	rm -f "$TOUCH_FILE" # a run stopped while touching the memory must not leave gigabytes in tmpfs
 	for dev in "${PAUSED_BALLOONS[@]}"; do
 		echo "$dev" >"$BALLOON_DRIVER/bind" || log "could not bind $dev to virtio_balloon again"
 	done
@@ -221,9 +223,8 @@ if ((!MICRO_ONLY)) && ((PAGE_REPORTING)) && [ "$(id -u)" = 0 ] && [ -d "$BALLOON
 		((touch_mb > shm_mb - 1024)) && touch_mb=$((shm_mb - 1024))
 		log "paused free page reporting (${PAUSED_BALLOONS[*]}) until the run ends; touching ${touch_mb} MB of free memory once"
 		if ((touch_mb > 0)); then
-			touch_file=/dev/shm/datavalue_export_bench_touch.$$
-			fallocate -l "${touch_mb}M" "$touch_file" || log "could not touch the free memory (fallocate failed)"
-			rm -f "$touch_file"
+			fallocate -l "${touch_mb}M" "$TOUCH_FILE" || log "could not touch the free memory (fallocate failed)"
+			rm -f "$TOUCH_FILE"
 		fi
 	fi
 fi
