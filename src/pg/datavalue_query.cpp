@@ -49,7 +49,8 @@ struct RowReceiver {
 /*
  * A text column as a pointer and length, detoasting when needed; *copy is set if palloc'd. May
  * ereport. Fills the row's field in place: returning the 24-byte struct cost a stalled copy
- * (a 16-byte load of two 8-byte stores) per field, a tenth of this callback's time.
+ * (a 16-byte load of two 8-byte stores) per field, about two thirds of ReceiveSlot's own perf
+ * samples.
  */
 void
 ReadText(Datum datum, bool isnull, core::TextField *field, struct varlena **copy)
