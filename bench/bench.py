@@ -406,6 +406,8 @@ class Request:
 
 
 SERIAL = ("SET max_parallel_workers_per_gather = 0;",)
+# The read floor's query; floor_scan_then_send runs the same scan before sending.
+READ_FLOOR_SQL = "SELECT count(followup) FROM datavalue WHERE NOT deleted"
 # Floors that send as many bytes as our JSON export, so they are built after its warm-up run.
 SIZED_BY_OUR_JSON = {"transport", "floor_scan_then_send"}
 TIMING = ("\\timing on",)
@@ -443,7 +445,7 @@ def build_variants(req):
     add(
         "floor_read",
         "serial scan reading every exported column: count(followup) of datavalue WHERE NOT deleted (server-side \\timing)",
-        "SELECT count(followup) FROM datavalue WHERE NOT deleted;",
+        READ_FLOOR_SQL + ";",
         "floor",
         out=None,
         setup=SERIAL + TIMING,
@@ -608,7 +610,7 @@ def transport_command(json_bytes, chunk, scan_first=False):
         parts.append(f"SELECT decode(repeat('78', {max(rest, 1)}), 'hex')" + (" FROM scanned" if scan_first else ""))
     query = " UNION ALL ".join(parts)
     if scan_first:
-        query = "WITH scanned AS MATERIALIZED (SELECT count(followup) FROM datavalue WHERE NOT deleted) " + query
+        query = f"WITH scanned AS MATERIALIZED ({READ_FLOOR_SQL}) " + query
     return f"\\copy ({query}) TO '{{out}}' (FORMAT binary)"
 
 
@@ -921,10 +923,11 @@ def targets_table(summary, scaling):
     # (PostgreSQL's COPY path; the export's own sink, with its larger socket buffer, can move
     # bytes faster). A reference above a target's threshold means the target asks for more than
     # PostgreSQL's own scan and COPY give; the strict lower bound below is what no export can beat.
-    read_then_move = med("floor_scan_then_send")
-    if read_then_move is None and med("floor_read") and med("transport"):
-        read_then_move = med("floor_read") + med("transport")
-    bound_name = "scan-then-send floor" if med("floor_scan_then_send") else "(read floor + transport)"
+    read_then_move, bound_name = med("floor_scan_then_send"), "scan-then-send floor"
+    if read_then_move is None:
+        bound_name = "(read floor + transport)"
+        if med("floor_read") and med("transport"):
+            read_then_move = med("floor_read") + med("transport")
     # A strict lower bound: the bare serial scan, then psql's own CPU time for our bytes through
     # our sink (taken from the unordered export, which sends the same bytes). psql can do none
     # of that work before an ordered export's first row, which comes after the scan, and our
