@@ -21,6 +21,7 @@ namespace sqlstate {
 inline constexpr const char *kInvalidParameterValue = "22023";
 inline constexpr const char *kInvalidTextRepresentation = "22P02";
 inline constexpr const char *kInvalidDatetimeFormat = "22007";
+inline constexpr const char *kDatetimeValueOutOfRange = "22008";
 inline constexpr const char *kInvalidRowCountInLimit = "2201W";
 inline constexpr const char *kInvalidRowCountInOffset = "2201X";
 inline constexpr const char *kUndefinedObject = "42704";

@@ -269,13 +269,39 @@ RowSorter::~RowSorter()
 }
 
 void
-RowSorter::Add(const DataValueRow &row)
+EncodedRows::Add(const SortKeyPlan &plan, const DataValueRow &row)
 {
-	const size_t offset = filling_.arena.Size();
-	EncodeRow(row, filling_.arena);
-	Entry &entry = filling_.entries.emplace_back();
-	FillKey(plan_, row.ids, row.created, &entry.key);
+	const size_t offset = arena.Size();
+	EncodeRow(row, arena);
+	SortEntry &entry = entries.emplace_back();
+	FillKey(plan, row.ids, row.created, &entry.key);
 	entry.offset = offset;
+}
+
+size_t
+RowSorter::AddEncoded(const EncodedRows &rows, size_t from)
+{
+	const size_t count = rows.entries.size();
+	if (from >= count)
+		return count;
+	/* As many rows as Add would take before RunFull: up to and including the one that fills the run. */
+	const size_t first_offset = rows.entries[from].offset;
+	size_t bytes = filling_.Bytes();
+	size_t end = from;
+	while (end < count && bytes < run_budget_) {
+		const size_t record_end = end + 1 < count ? rows.entries[end + 1].offset : rows.arena.Size();
+		bytes += record_end - rows.entries[end].offset + sizeof(Entry);
+		end++;
+	}
+	const size_t last_offset = end < count ? rows.entries[end].offset : rows.arena.Size();
+	const size_t base = filling_.arena.Size();
+	filling_.arena.Append(rows.arena.Data() + first_offset, last_offset - first_offset);
+	const size_t first_entry = filling_.entries.size();
+	filling_.entries.insert(filling_.entries.end(), rows.entries.begin() + static_cast<std::ptrdiff_t>(from),
+	                        rows.entries.begin() + static_cast<std::ptrdiff_t>(end));
+	for (size_t i = first_entry; i < filling_.entries.size(); i++)
+		filling_.entries[i].offset = filling_.entries[i].offset - first_offset + base;
+	return end;
 }
 
 namespace {
@@ -344,13 +370,6 @@ RowSorter::Run::Sort() noexcept
 {
 	RadixSort(entries.data(), entries.data() + entries.size(), 0,
 	          [](const Entry &a, const Entry &b) { return KeyLess(a.key, b.key); });
-}
-
-void
-RowSorter::Run::Clear() noexcept
-{
-	entries.clear();
-	arena.Clear();
 }
 
 void

@@ -99,6 +99,27 @@ EncodedRowSize(const char *p) noexcept
 }
 DataValueRow DecodeRow(const char *p) noexcept;
 
+/* A row's place in its arena and its key: what a run sorts. */
+struct SortEntry {
+	SortKey key;
+	size_t offset;
+};
+
+/* Encoded rows (EncodeRow) with their sort keys, in the order they were added. */
+struct EncodedRows {
+	OutputBuffer arena;
+	std::vector<SortEntry, LargeAllocator<SortEntry>> entries;
+
+	/* Encode row and its key. May throw std::bad_alloc. */
+	void Add(const SortKeyPlan &plan, const DataValueRow &row);
+	size_t Bytes() const noexcept { return arena.Size() + entries.size() * sizeof(SortEntry); }
+	void Clear() noexcept
+	{
+		entries.clear();
+		arena.Clear();
+	}
+};
+
 /*
  * Two runs of half the budget each: one fills from the scan while the other is sorted on a
  * worker thread (a second core; sorting was about a seventh of an ordered export on one) and
@@ -115,7 +136,13 @@ class RowSorter {
 	RowSorter(const RowSorter &) = delete;
 	RowSorter &operator=(const RowSorter &) = delete;
 
-	void Add(const DataValueRow &row);
+	void Add(const DataValueRow &row) { filling_.Add(plan_, row); }
+	/*
+	 * Append rows encoded elsewhere (core/staged_rows: on a second core), from rows.entries[from]
+	 * on, until the run is full; returns where it stopped (rows.entries.size() when all fit). The
+	 * run ends at the row Add would have ended it at. May throw std::bad_alloc.
+	 */
+	size_t AddEncoded(const EncodedRows &rows, size_t from);
 	bool RunFull() const noexcept { return filling_.Bytes() >= run_budget_; }
 	bool RunEmpty() const noexcept { return filling_.entries.empty(); }
 	/* The bytes the filling run's records take in a file (what SortRunInBackground writes). */
@@ -165,16 +192,9 @@ class RowSorter {
 	const SortKeyPlan &Plan() const noexcept { return plan_; }
 
   private:
-	struct Entry {
-		SortKey key;
-		size_t offset;
-	};
-	struct Run {
-		OutputBuffer arena;
-		std::vector<Entry, LargeAllocator<Entry>> entries;
-		size_t Bytes() const noexcept { return arena.Size() + entries.size() * sizeof(Entry); }
+	using Entry = SortEntry;
+	struct Run : EncodedRows {
 		void Sort() noexcept;
-		void Clear() noexcept;
 		void Swap(Run &other) noexcept
 		{
 			arena.Swap(other.arena);

@@ -1,0 +1,291 @@
+/*
+ * src/core/staged_rows.cpp
+ *	  Decoding staged heap tuples on a worker thread; see staged_rows.hpp.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#include "core/staged_rows.hpp"
+
+#include "core/error.hpp"
+#include "core/worker_thread.hpp"
+
+#include <string>
+
+namespace datavalue_export::core {
+
+namespace {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "varlena headers are decoded in little-endian layout");
+
+template <typename T>
+T
+LoadAt(const char *p) noexcept
+{
+	T v;
+	std::memcpy(&v, p, sizeof v);
+	return v;
+}
+
+size_t
+AlignUp(size_t offset, size_t alignment) noexcept
+{
+	return (offset + alignment - 1) & ~(alignment - 1);
+}
+
+/* PostgreSQL's DT_NOBEGIN and DT_NOEND: -infinity and infinity. */
+bool
+IsFiniteTimestamp(int64_t ts) noexcept
+{
+	return ts != INT64_MIN && ts != INT64_MAX;
+}
+
+[[noreturn]] void
+ThrowUnknownId(IdKind kind)
+{
+	/* As src/pg's MapId: the main query filters on the resolved sets, so this is a bug. */
+	const char *what = kind == IdKind::kDataElement ? "data element"
+	                   : kind == IdKind::kPeriod    ? "period"
+	                   : kind == IdKind::kOrgUnit   ? "organisation unit"
+	                                                : "category option combo";
+	throw Error(sqlstate::kInternalError,
+	            std::string("data value references a ") + what + " outside the resolved metadata");
+}
+
+[[noreturn]] void
+ThrowInfiniteTimestamp(const char *column)
+{
+	throw Error(sqlstate::kDatetimeValueOutOfRange,
+	            std::string("data value has an infinite \"") + column + "\" timestamp",
+	            "DHIS2 timestamps are always finite.");
+}
+
+/*
+ * A varlena at data + *offset: its bytes (after the header) and the offset after it; false if
+ * it is compressed. A 1-byte header is never padded; any other starts at the column's
+ * alignment, and pad bytes are zero.
+ */
+bool
+ReadVarlena(const char *data, size_t *offset, size_t alignment, TextField *field)
+{
+	if (data[*offset] == 0)
+		*offset = AlignUp(*offset, alignment);
+	const char *p = data + *offset;
+	const uint8_t first = static_cast<uint8_t>(p[0]);
+	field->is_null = false;
+	if ((first & 0x01) != 0) {
+		if (first == 0x01) /* a TOAST pointer: src/pg keeps these rows */
+			throw Error(sqlstate::kInternalError, "staged data value holds a TOAST pointer");
+		const size_t size = first >> 1;
+		field->data = p + 1;
+		field->size = size - 1;
+		*offset += size;
+		return true;
+	}
+	const uint32_t header = LoadAt<uint32_t>(p);
+	if ((header & 0x03) != 0)
+		return false;
+	const size_t size = header >> 2;
+	field->data = p + 4;
+	field->size = size - 4;
+	*offset += size;
+	return true;
+}
+
+} // namespace
+
+/*
+ * Where a column's value goes: fixed-width values into a table of int64 by field (unused columns
+ * into its last slot), texts into one of four (the last for unused ones), so that the loop over
+ * the columns writes without branching on the field, and needs no zeroing beforehand: every
+ * field is in the layout, so each slot is written, by its value or by its NULL.
+ */
+constexpr size_t kUnusedSlot = kTupleFieldCount;
+constexpr size_t kTextSlots = 4;
+
+constexpr size_t
+TextSlot(TupleField field) noexcept
+{
+	return field == TupleField::kValue ? 0 : field == TupleField::kStoredBy ? 1 : field == TupleField::kComment ? 2 : 3;
+}
+
+StagedTuple
+ReadStagedTuple(const char *record) noexcept
+{
+	StagedTuple tuple;
+	tuple.attributes = LoadAt<uint16_t>(record + 4);
+	tuple.bitmap_bytes = LoadAt<uint16_t>(record + 6);
+	tuple.null_bitmap = tuple.bitmap_bytes != 0 ? reinterpret_cast<const uint8_t *>(record + 8) : nullptr;
+	tuple.data = record + 8 + tuple.bitmap_bytes;
+	tuple.data_bytes = LoadAt<uint32_t>(record) - 8 - tuple.bitmap_bytes;
+	return tuple;
+}
+
+StagedDecode
+DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_deleted, const char *record,
+                  DataValueRow *row)
+{
+	const uint16_t bitmap_bytes = LoadAt<uint16_t>(record + 6);
+	const uint8_t *bitmap = reinterpret_cast<const uint8_t *>(record + 8);
+	const char *data = record + 8 + bitmap_bytes;
+	int64_t fixed[kTupleFieldCount + 1];
+	TextField texts[kTextSlots];
+	size_t offset = 0;
+	const size_t columns = layout.columns.size();
+	for (size_t i = 0; i < columns; i++) {
+		const TupleColumn column = layout.columns[i];
+		const bool is_null = bitmap_bytes != 0 && (bitmap[i >> 3] & (1u << (i & 7))) == 0;
+		if (column.length < 0) {
+			TextField *text = &texts[TextSlot(column.field)];
+			if (is_null)
+				*text = TextField{};
+			else if (!ReadVarlena(data, &offset, column.alignment, text))
+				return StagedDecode::kDeferred;
+			continue;
+		}
+		const size_t slot = column.field == TupleField::kUnused ? kUnusedSlot : static_cast<size_t>(column.field);
+		if (is_null) { /* takes no space; the followup flag keeps NULL apart */
+			fixed[slot] = column.field == TupleField::kFollowup ? -1 : 0;
+			continue;
+		}
+		offset = AlignUp(offset, column.alignment);
+		const char *p = data + offset;
+		offset += static_cast<size_t>(column.length);
+		fixed[slot] = column.length == 8 ? LoadAt<int64_t>(p) : (*p != 0 ? 1 : 0);
+	}
+	row->deleted = fixed[static_cast<size_t>(TupleField::kDeleted)] != 0;
+	if (skip_deleted && row->deleted)
+		return StagedDecode::kDeleted;
+	for (size_t k = 0; k < kIdKindCount; k++) {
+		row->ids[k] = maps[k].Get(fixed[k]);
+		if (row->ids[k] == IdMap::kNotFound)
+			ThrowUnknownId(static_cast<IdKind>(k));
+	}
+	row->value = texts[0];
+	row->stored_by = texts[1];
+	row->comment = texts[2];
+	row->created = fixed[static_cast<size_t>(TupleField::kCreated)];
+	row->last_updated = fixed[static_cast<size_t>(TupleField::kLastUpdated)];
+	if (!IsFiniteTimestamp(row->created))
+		ThrowInfiniteTimestamp("created");
+	if (!IsFiniteTimestamp(row->last_updated))
+		ThrowInfiniteTimestamp("lastupdated");
+	row->followup = static_cast<int8_t>(fixed[static_cast<size_t>(TupleField::kFollowup)]);
+	return StagedDecode::kRow;
+}
+
+RowStager::RowStager(TupleLayout layout, const IdMap *maps, SortKeyPlan plan, bool skip_deleted, size_t chunk_bytes)
+    : layout_(std::move(layout)), maps_(maps), plan_(std::move(plan)), skip_deleted_(skip_deleted),
+      chunk_bytes_(chunk_bytes)
+{
+	for (Chunk &chunk : chunks_)
+		chunk.tuples.Reserve(chunk_bytes_ + 8 * 1024);
+}
+
+RowStager::~RowStager()
+{
+	{
+		std::lock_guard<std::mutex> lock(mutex_);
+		stop_ = true;
+	}
+	wake_.notify_all();
+	if (worker_.joinable())
+		worker_.join();
+}
+
+void
+RowStager::WorkerLoop() noexcept
+{
+	std::unique_lock<std::mutex> lock(mutex_);
+	while (true) {
+		wake_.wait(lock, [this] { return job_ready_ || stop_; });
+		if (stop_)
+			return;
+		job_ready_ = false;
+		const OutputBuffer &chunk = chunks_[job_].tuples;
+		StagedRows &rows = encoded_[job_].rows;
+		lock.unlock();
+		std::exception_ptr error;
+		try {
+			DecodeChunk(chunk, rows);
+		} catch (...) {
+			error = std::current_exception();
+		}
+		lock.lock();
+		job_error_ = error;
+		job_pending_ = false;
+		wake_.notify_all();
+	}
+}
+
+void
+RowStager::DecodeChunk(const OutputBuffer &chunk, StagedRows &rows)
+{
+	rows.encoded.Clear();
+	rows.deferred.Clear();
+	DataValueRow row;
+	for (const char *p = chunk.Data(), *end = p + chunk.Size(); p < end; p += LoadAt<uint32_t>(p)) {
+		const StagedDecode decoded = DecodeStagedTuple(layout_, maps_, skip_deleted_, p, &row);
+		if (decoded == StagedDecode::kRow)
+			rows.encoded.Add(plan_, row);
+		else if (decoded == StagedDecode::kDeferred)
+			rows.deferred.Append(p, LoadAt<uint32_t>(p));
+	}
+}
+
+const StagedRows *
+RowStager::ExchangeOrDecode()
+{
+	bool busy;
+	{
+		std::lock_guard<std::mutex> lock(mutex_);
+		busy = job_pending_;
+	}
+	if (!busy)
+		return Exchange();
+	DecodeChunk(*staging_, decoded_here_.rows);
+	staging_->Clear();
+	return &decoded_here_.rows;
+}
+
+const StagedRows *
+RowStager::AwaitJob()
+{
+	std::unique_lock<std::mutex> lock(mutex_);
+	if (!job_handed_)
+		return nullptr;
+	wake_.wait(lock, [this] { return !job_pending_; });
+	job_handed_ = false;
+	if (job_error_) {
+		std::exception_ptr error = job_error_;
+		job_error_ = nullptr;
+		std::rethrow_exception(error);
+	}
+	return &encoded_[job_].rows;
+}
+
+const StagedRows *
+RowStager::Exchange()
+{
+	const StagedRows *done = AwaitJob();
+	if (!worker_.joinable())
+		worker_ = StartSignalFreeThread([this] { WorkerLoop(); });
+	{
+		std::lock_guard<std::mutex> lock(mutex_);
+		job_ = staging_index_;
+		job_pending_ = true;
+		job_ready_ = true;
+		job_handed_ = true;
+	}
+	wake_.notify_all();
+	staging_index_ ^= 1;
+	staging_ = &chunks_[staging_index_].tuples;
+	staging_->Clear();
+	return done;
+}
+
+const StagedRows *
+RowStager::Finish()
+{
+	return AwaitJob();
+}
+
+} // namespace datavalue_export::core

@@ -1,0 +1,209 @@
+/*
+ * src/core/staged_rows.hpp
+ *	  An ordered export's per-row work, moved to a second core during its scan.
+ *
+ * An ordered export sends nothing until its scan ends, so every nanosecond the backend spends
+ * per row in that scan is waited for. Our own part of it (mapping the five ids, encoding the
+ * compact row, its sort key) was as long as PostgreSQL's. Instead, src/pg copies each plain heap
+ * tuple's bytes into a chunk (StageTuple: two memcpys), and RowStager's worker thread decodes the
+ * chunk's tuples by the table's column layout, maps their ids and encodes them with their sort
+ * keys while the backend scans the next chunk. The backend appends the encoded chunk to the
+ * sorted run in one copy (RowSorter::AddEncoded).
+ *
+ * The tuple format is PostgreSQL's on-disk heap tuple: an optional null bitmap, then the
+ * attributes at offsets aligned from the (maximally aligned) start of the data, varlenas with a
+ * 1-byte or 4-byte header (a 1-byte varlena is never padded). Tuples with a TOAST pointer, a
+ * compressed value, or fewer attributes than the layout reads (columns added later with a
+ * default) never reach here: src/pg decodes those on its own thread with PostgreSQL's functions.
+ *
+ * Memory: two chunks of staged tuples and two of encoded rows, a few megabytes.
+ * May throw std::bad_alloc, std::system_error (thread creation) and core::Error (a decoded row
+ * that cannot be exported, raised on the caller's thread).
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/id_map.hpp"
+#include "core/model.hpp"
+#include "core/output_buffer.hpp"
+#include "core/row_sorter.hpp"
+#include "core/cpp_only.hpp"
+
+namespace datavalue_export::core {
+
+/* What an attribute of the datavalue table holds for the export. */
+enum class TupleField : uint8_t {
+	kDataElement, /* the five ids, in IdKind order */
+	kPeriod,
+	kOrgUnit,
+	kCategoryOptionCombo,
+	kAttributeOptionCombo,
+	kValue,
+	kStoredBy,
+	kComment,
+	kCreated,
+	kLastUpdated,
+	kFollowup,
+	kDeleted,
+	kUnused, /* another or a dropped column: only its width counts */
+};
+inline constexpr size_t kTupleFieldCount = 12;
+
+struct TupleColumn {
+	int16_t length;    /* bytes, or -1 for a varlena */
+	uint8_t alignment; /* 1, 2, 4 or 8 */
+	TupleField field;
+};
+
+/*
+ * The table's attributes in physical order, up to the last one the export reads. src/pg builds
+ * it from the relation's descriptor and checks the types: ids int8, texts varlenas, timestamps
+ * 8 bytes, flags 1 byte.
+ */
+struct TupleLayout {
+	std::vector<TupleColumn> columns;
+};
+
+/*
+ * Decode one staged tuple into row, its ids mapped through maps; texts point into the tuple.
+ * kDeleted: a deleted row, with skip_deleted (nothing checked). kDeferred: a text is compressed,
+ * so PostgreSQL must decode the tuple. Throws core::Error.
+ */
+enum class StagedDecode { kRow, kDeleted, kDeferred };
+StagedDecode DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_deleted, const char *record,
+                               DataValueRow *row);
+
+/* A staged record's parts, for src/pg to rebuild a tuple the stager could not decode. */
+struct StagedTuple {
+	uint16_t attributes;
+	const uint8_t *null_bitmap; /* nullptr when no attribute is NULL */
+	uint16_t bitmap_bytes;
+	const char *data;
+	uint32_t data_bytes;
+};
+StagedTuple ReadStagedTuple(const char *record) noexcept;
+
+/* What the stager made of a chunk: its rows, encoded, and the records PostgreSQL must decode. */
+struct StagedRows {
+	EncodedRows encoded;
+	OutputBuffer deferred; /* staged records (ReadStagedTuple), back to back */
+
+	/* Calls f(record) for each deferred record. */
+	template <typename F>
+	void ForEachDeferred(F f) const
+	{
+		for (const char *p = deferred.Data(), *end = p + deferred.Size(); p < end; p += RecordSize(p))
+			f(p);
+	}
+	static uint32_t RecordSize(const char *record) noexcept
+	{
+		uint32_t size;
+		std::memcpy(&size, record, sizeof size);
+		return size;
+	}
+};
+
+class RowStager {
+  public:
+	/*
+	 * maps (kIdKindCount of them) must not change while the stager lives; skip_deleted drops
+	 * rows marked deleted (the scan does not filter them: that would make PostgreSQL decode
+	 * every tuple up to its last column). May throw.
+	 */
+	RowStager(TupleLayout layout, const IdMap *maps, SortKeyPlan plan, bool skip_deleted,
+	          size_t chunk_bytes = kMaxChunkBytes);
+
+	/* The largest chunk: bigger ones gained nothing (handing one over costs a few microseconds). */
+	static constexpr size_t kMaxChunkBytes = 512 * 1024;
+	~RowStager();
+	RowStager(const RowStager &) = delete;
+	RowStager &operator=(const RowStager &) = delete;
+
+	/* The layout's attribute count: a tuple with fewer attributes cannot be staged. */
+	size_t Attributes() const noexcept { return layout_.columns.size(); }
+
+	/*
+	 * Copy one tuple: its attribute count, its null bitmap (bitmap_bytes 0 when it has no NULL)
+	 * and its data. May throw std::bad_alloc.
+	 */
+	void Stage(uint16_t attributes, const uint8_t *null_bitmap, uint16_t bitmap_bytes, const char *data,
+	           uint32_t data_bytes)
+	{
+		const uint32_t size = kStagedHeader + bitmap_bytes + data_bytes;
+		char *w = staging_->Reserve(size);
+		std::memcpy(w, &size, sizeof size);
+		std::memcpy(w + 4, &attributes, sizeof attributes);
+		std::memcpy(w + 6, &bitmap_bytes, sizeof bitmap_bytes);
+		std::memcpy(w + kStagedHeader, null_bitmap, bitmap_bytes);
+		std::memcpy(w + kStagedHeader + bitmap_bytes, data, data_bytes);
+		staging_->Commit(w + size);
+	}
+	bool ChunkFull() const noexcept { return staging_->Size() >= chunk_bytes_; }
+
+	/*
+	 * Hand the staged chunk to the worker and start a new one. Returns the rows encoded from the
+	 * chunk handed over before (waiting for them), or nullptr if there was none; they stay valid
+	 * until the next call. Rethrows what decoding that chunk threw. May throw std::system_error.
+	 */
+	const StagedRows *Exchange();
+	/*
+	 * Exchange, unless the worker is still decoding the chunk before: then decode the staged chunk
+	 * on this thread instead of waiting, and return its rows (valid until the next call). The two
+	 * threads share the decoding however fast each one is.
+	 */
+	const StagedRows *ExchangeOrDecode();
+	/* Wait for the last chunk handed over; its rows (nullptr if none). Rethrows like Exchange. */
+	const StagedRows *Finish();
+
+  private:
+	static constexpr size_t kStagedHeader = 8; /* size, attribute count, bitmap bytes */
+
+	void WorkerLoop() noexcept;
+	void DecodeChunk(const OutputBuffer &chunk, StagedRows &rows);
+	/* Wait for the job in flight, if any; its rows or nullptr. Call with mutex_ unlocked. */
+	const StagedRows *AwaitJob();
+
+	/*
+	 * Each thread writes its buffers' sizes row by row: every buffer has cache lines of its own,
+	 * else the two cores pass a shared line back and forth on every row (that made staging
+	 * slower than not staging).
+	 */
+	struct alignas(64) Chunk {
+		OutputBuffer tuples;
+	};
+	struct alignas(64) Encoded {
+		StagedRows rows;
+	};
+
+	TupleLayout layout_;
+	const IdMap *maps_;
+	SortKeyPlan plan_;
+	bool skip_deleted_;
+	size_t chunk_bytes_;
+	Chunk chunks_[2];      /* one staged by the caller, the other decoded by the worker */
+	Encoded encoded_[2];   /* rows of chunks_[i] */
+	Encoded decoded_here_; /* rows of a chunk ExchangeOrDecode decoded on the caller's thread */
+	alignas(64) OutputBuffer *staging_ = &chunks_[0].tuples;
+	size_t staging_index_ = 0;
+
+	alignas(64) std::mutex mutex_;
+	std::condition_variable wake_;
+	size_t job_ = 0;           /* the chunk the worker decodes */
+	bool job_pending_ = false; /* handed over, not yet done */
+	bool job_ready_ = false;   /* for the worker to take */
+	bool job_handed_ = false;  /* handed over, its rows not yet returned */
+	bool stop_ = false;
+	std::exception_ptr job_error_;
+	std::thread worker_;
+};
+
+} // namespace datavalue_export::core
