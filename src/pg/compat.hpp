@@ -21,7 +21,9 @@
  *
  * Unchanged from 14 to 18 and used as is: pq_putmessage_noblock / pq_flush (PqCommMethods,
  * libpq/libpq.h), CopyStmt, ActivePortal and Portal->commandTag, tuplestore_begin_heap,
- * OpenTemporaryFile/FileClose, construct_array.
+ * OpenTemporaryFile/FileClose, construct_array; for staging heap tuples (datavalue_query.cpp)
+ * TTS_IS_BUFFERTUPLE, ExecFetchSlotHeapTuple, the HeapTupleHeader accessors, heap_deform_tuple and
+ * the on-disk tuple format itself.
  *
  * Tested for real by test/matrix.sh: 15, 17, 18. 14 and 16 are built on the strength of these
  * guards alone (no server headers for them are reachable from the test machine).

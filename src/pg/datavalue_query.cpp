@@ -99,18 +99,17 @@ ReadTimestamp(Datum datum, const char *column)
 	return ts;
 }
 
-bool
-ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
+/*
+ * One row from its datums, in the main query's column order (kCol*), into the ordering or the
+ * document. May ereport.
+ */
+void
+AddRowFromDatums(ExportSession *session, const Datum *values, const bool *nulls)
 {
-	ExportSession *session = reinterpret_cast<RowReceiver *>(self)->session;
 	ExportState *state = session->state;
-	reinterpret_cast<RowReceiver *>(self)->rows++;
-
-	CHECK_FOR_INTERRUPTS();
-	slot_getallattrs(slot);
-	const Datum *values = slot->tts_values;
-	const bool *nulls = slot->tts_isnull;
-
+	const bool deleted = !nulls[kColDeleted] && DatumGetBool(values[kColDeleted]);
+	if (deleted && state->ordering.filter_deleted)
+		return;
 	core::DataValueRow row;
 	row.ids[static_cast<size_t>(IdKind::kDataElement)] = MapId(state, IdKind::kDataElement, values[kColDataElement]);
 	row.ids[static_cast<size_t>(IdKind::kPeriod)] = MapId(state, IdKind::kPeriod, values[kColPeriod]);
@@ -126,7 +125,7 @@ ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
 	row.created = ReadTimestamp(values[kColCreated], "created");
 	row.last_updated = ReadTimestamp(values[kColLastUpdated], "lastupdated");
 	row.followup = nulls[kColFollowup] ? -1 : (DatumGetBool(values[kColFollowup]) ? 1 : 0);
-	row.deleted = !nulls[kColDeleted] && DatumGetBool(values[kColDeleted]);
+	row.deleted = deleted;
 
 	if (state->ordering.sorter || state->ordering.top)
 		AddToOrdering(session, row);
@@ -135,6 +134,203 @@ ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
 	for (struct varlena *copy : copies)
 		if (copy != nullptr)
 			pfree(copy);
+}
+
+/*
+ * The layout of the scan's heap tuples for the stager (core/staged_rows.hpp), from the slot's
+ * descriptor: every attribute up to the last one the export reads, each of those found by name
+ * with the type the decoder expects, and each query column's attribute number. False if the
+ * table differs from what the decoder reads.
+ */
+bool
+PlanTupleLayout(TupleDesc desc, core::TupleLayout *layout, int *attribute_of)
+{
+	struct Wanted {
+		const char *name;
+		core::TupleField field;
+		Oid type;
+	};
+	/* In the main query's column order (kCol*). */
+	static const Wanted kWanted[kColCount] = {
+	    {"dataelementid", core::TupleField::kDataElement, INT8OID},
+	    {"periodid", core::TupleField::kPeriod, INT8OID},
+	    {"sourceid", core::TupleField::kOrgUnit, INT8OID},
+	    {"categoryoptioncomboid", core::TupleField::kCategoryOptionCombo, INT8OID},
+	    {"attributeoptioncomboid", core::TupleField::kAttributeOptionCombo, INT8OID},
+	    {"value", core::TupleField::kValue, VARCHAROID},
+	    {"storedby", core::TupleField::kStoredBy, VARCHAROID},
+	    {"created", core::TupleField::kCreated, TIMESTAMPOID},
+	    {"lastupdated", core::TupleField::kLastUpdated, TIMESTAMPOID},
+	    {"comment", core::TupleField::kComment, VARCHAROID},
+	    {"followup", core::TupleField::kFollowup, BOOLOID},
+	    {"deleted", core::TupleField::kDeleted, BOOLOID},
+	};
+	static_assert(kColCount == core::kTupleFieldCount, "every query column is a stager field");
+	int last = 0;
+	for (int c = 0; c < kColCount; c++) {
+		attribute_of[c] = 0;
+		for (int i = 0; i < desc->natts; i++) {
+			const Form_pg_attribute att = TupleDescAttr(desc, i);
+			if (att->attisdropped || strcmp(NameStr(att->attname), kWanted[c].name) != 0)
+				continue;
+			const bool text_like = kWanted[c].type == VARCHAROID && att->atttypid == TEXTOID;
+			if (att->atttypid != kWanted[c].type && !text_like)
+				return false;
+			attribute_of[c] = i + 1;
+		}
+		if (attribute_of[c] == 0)
+			return false;
+		last = Max(last, attribute_of[c]);
+	}
+	layout->columns.clear();
+	for (int i = 0; i < last; i++) {
+		const Form_pg_attribute att = TupleDescAttr(desc, i);
+		if (att->attlen == -2) /* a cstring: not in a table, but the decoder could not step over it */
+			return false;
+		core::TupleColumn column;
+		column.length = att->attlen;
+		column.alignment = att->attalign == TYPALIGN_DOUBLE  ? 8
+		                   : att->attalign == TYPALIGN_INT   ? 4
+		                   : att->attalign == TYPALIGN_SHORT ? 2
+		                                                     : 1;
+		column.field = core::TupleField::kUnused;
+		layout->columns.push_back(column);
+	}
+	for (int c = 0; c < kColCount; c++)
+		layout->columns[static_cast<size_t>(attribute_of[c] - 1)].field = kWanted[c].field;
+	return true;
+}
+
+/*
+ * A staged tuple the stager handed back (a compressed text), decoded by PostgreSQL from the
+ * staged bytes: rebuilt as a heap tuple of the scan's descriptor. May ereport.
+ */
+void
+AddDeferredTuple(ExportSession *session, const char *record)
+{
+	Ordering *ordering = &session->state->ordering;
+	const core::StagedTuple staged = core::ReadStagedTuple(record);
+	const size_t header_bytes = MAXALIGN(SizeofHeapTupleHeader + staged.bitmap_bytes);
+	HeapTupleHeader header = static_cast<HeapTupleHeader>(palloc0(header_bytes + staged.data_bytes));
+	HeapTupleHeaderSetNatts(header, staged.attributes);
+	header->t_hoff = static_cast<uint8>(header_bytes);
+	if (staged.null_bitmap != nullptr) {
+		header->t_infomask |= HEAP_HASNULL;
+		memcpy(header->t_bits, staged.null_bitmap, staged.bitmap_bytes);
+	}
+	memcpy(reinterpret_cast<char *>(header) + header_bytes, staged.data, staged.data_bytes);
+	HeapTupleData tuple;
+	tuple.t_len = static_cast<uint32>(header_bytes + staged.data_bytes);
+	ItemPointerSetInvalid(&tuple.t_self);
+	tuple.t_tableOid = InvalidOid;
+	tuple.t_data = header;
+	const int natts = ordering->staged_desc->natts;
+	Datum *values = static_cast<Datum *>(palloc(natts * sizeof(Datum)));
+	bool *nulls = static_cast<bool *>(palloc(natts * sizeof(bool)));
+	heap_deform_tuple(&tuple, ordering->staged_desc, values, nulls);
+	Datum row_values[kColCount];
+	bool row_nulls[kColCount];
+	for (int c = 0; c < kColCount; c++) {
+		row_values[c] = values[ordering->staged_attributes[c] - 1];
+		row_nulls[c] = nulls[ordering->staged_attributes[c] - 1];
+	}
+	AddRowFromDatums(session, row_values, row_nulls);
+	pfree(values);
+	pfree(nulls);
+	pfree(header);
+}
+
+/* Rows the stager made of a chunk: the encoded ones into the sorter, the deferred ones decoded here. May ereport. */
+void
+AddStagedRows(ExportSession *session, const core::StagedRows *rows)
+{
+	if (rows == nullptr)
+		return;
+	for (const char *p = rows->deferred.Data(), *end = p + rows->deferred.Size(); p < end;
+	     p += core::StagedRows::RecordSize(p))
+		AddDeferredTuple(session, p);
+	if (!rows->encoded.entries.empty())
+		AddEncodedToOrdering(session, rows->encoded);
+}
+
+/*
+ * Copy a plain heap tuple of an ordered export's scan to the stager; false if this row must be
+ * decoded here (no heap tuple, a TOAST pointer, missing attributes, or a table the stager cannot
+ * read). The tuple is not decoded here at all. May ereport.
+ */
+bool
+StageTuple(ExportSession *session, TupleTableSlot *slot)
+{
+	Ordering *ordering = &session->state->ordering;
+	if (!ordering->stager) {
+		core::TupleLayout layout;
+		bool planned;
+		DVE_CORE(planned = PlanTupleLayout(slot->tts_tupleDescriptor, &layout, ordering->staged_attributes));
+		if (!planned) {
+			ordering->staging = false;
+			return false;
+		}
+		/* In the export's context: rows deferred to the scan's end are decoded after the query's context is gone. */
+		const MemoryContext previous = MemoryContextSwitchTo(session->context);
+		ordering->staged_desc = CreateTupleDescCopy(slot->tts_tupleDescriptor);
+		MemoryContextSwitchTo(previous);
+		/* Chunks of at most an eighth of a run, so the encoded rows of one fit a run within its budget. */
+		const size_t chunk_bytes =
+		    Min(core::RowStager::kMaxChunkBytes,
+		        Max(static_cast<size_t>(sort_run_memory_kb) * 1024 / 16, static_cast<size_t>(4096)));
+		DVE_CORE(ordering->stager = std::make_unique<core::RowStager>(std::move(layout), session->state->document.maps,
+		                                                              ordering->sorter->Plan(),
+		                                                              ordering->filter_deleted, chunk_bytes));
+	}
+	HeapTuple tuple = ExecFetchSlotHeapTuple(slot, false, nullptr);
+	const HeapTupleHeader header = tuple->t_data;
+	const int attributes = HeapTupleHeaderGetNatts(header);
+	if (static_cast<size_t>(attributes) < ordering->stager->Attributes() || HeapTupleHasExternal(tuple))
+		return false;
+	const uint16 bitmap_bytes = HeapTupleHasNulls(tuple) ? static_cast<uint16>(BITMAPLEN(attributes)) : 0;
+	DVE_CORE(ordering->stager->Stage(static_cast<uint16_t>(attributes), header->t_bits, bitmap_bytes,
+	                                 reinterpret_cast<const char *>(header) + header->t_hoff,
+	                                 static_cast<uint32_t>(tuple->t_len - header->t_hoff)));
+	if (ordering->stager->ChunkFull()) {
+		const core::StagedRows *rows;
+		DVE_CORE(rows = ordering->stager->ExchangeOrDecode());
+		AddStagedRows(session, rows);
+	}
+	return true;
+}
+
+/* After an ordered scan: the stager's last rows into the sorter, and the stager gone. May ereport. */
+void
+FinishStaging(ExportSession *session)
+{
+	Ordering *ordering = &session->state->ordering;
+	if (ordering->stager) {
+		const core::StagedRows *rows;
+		DVE_CORE(rows = ordering->stager->Exchange());
+		AddStagedRows(session, rows);
+		DVE_CORE(rows = ordering->stager->Finish());
+		AddStagedRows(session, rows);
+		DVE_CORE(ordering->stager.reset());
+	}
+	if (ordering->staged_desc != nullptr) {
+		FreeTupleDesc(ordering->staged_desc);
+		ordering->staged_desc = nullptr;
+	}
+	ordering->staging = false;
+	ordering->filter_deleted = false;
+}
+
+bool
+ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
+{
+	ExportSession *session = reinterpret_cast<RowReceiver *>(self)->session;
+	reinterpret_cast<RowReceiver *>(self)->rows++;
+
+	CHECK_FOR_INTERRUPTS();
+	if (session->state->ordering.staging && TTS_IS_BUFFERTUPLE(slot) && StageTuple(session, slot))
+		return true;
+	slot_getallattrs(slot);
+	AddRowFromDatums(session, slot->tts_values, slot->tts_isnull);
 	return true;
 }
 
@@ -230,7 +426,7 @@ AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *para
 		appendStringInfo(sql, "dv.lastupdated OPERATOR(pg_catalog.>=) $%d",
 		                 AddParam(params, TIMESTAMPOID, TimestampGetDatum(state->filters.last_updated_cutoff)));
 	}
-	if (!state->plan.request.include_deleted) {
+	if (!state->plan.request.include_deleted && !state->ordering.filter_deleted) {
 		clause();
 		appendStringInfoString(sql, "NOT dv.deleted");
 	}
@@ -485,8 +681,10 @@ RunDataValueQuery(ExportSession *session)
 	const TimestampTz scan_start = GetCurrentTimestamp();
 	if (state->ordering.top && !state->ordering.grouping && PeriodLeadsTheOrder(state))
 		ExecutePageByPeriods(session);
-	else
+	else {
 		ExecuteRowQuery(session, nullptr);
+		FinishStaging(session);
+	}
 	const TimestampTz merge_start = GetCurrentTimestamp();
 	FinishOrdering(session);
 	/* The two phases of an ordered export (README "Performance"): nothing is sent during the first. */

@@ -28,6 +28,7 @@
 #include "core/output_buffer.hpp"
 #include "core/compression_thread.hpp"
 #include "core/row_sorter.hpp"
+#include "core/staged_rows.hpp"
 #include "core/top_rows.hpp"
 #include "core/validate.hpp"
 #include "core/writer.hpp"
@@ -101,6 +102,17 @@ struct Ordering {
 	/* Paged exports keep only their first offset + limit rows (core/top_rows.hpp) while they fit. */
 	std::unique_ptr<core::TopRows> top;
 	std::unique_ptr<core::RowSorter> sorter; /* null for unordered exports and while top is used */
+	/*
+	 * The sorter's rows decoded on a second core (core/staged_rows.hpp), made at the scan's first
+	 * heap tuple; staging turns false when the table's layout cannot be staged.
+	 */
+	std::unique_ptr<core::RowStager> stager;
+	bool staging = false;
+	/* The scan leaves deleted rows in (so PostgreSQL need not decode every tuple): drop them here. */
+	bool filter_deleted = false;
+	/* For tuples the stager hands back: the scan's descriptor, and each query column's attribute. */
+	TupleDesc staged_desc = nullptr;
+	int staged_attributes[core::kTupleFieldCount] = {0};
 	std::unique_ptr<core::RunMerger> merger;
 	std::vector<RunFile> run_files;    /* spilled runs */
 	RunFile pending_run;               /* the run the sorter's worker is writing */
@@ -207,6 +219,7 @@ void StreamDataValues(ExportSession *session);
 /* ordering.cpp */
 void StartOrdering(ExportSession *session);
 void AddToOrdering(ExportSession *session, const core::DataValueRow &row);
+void AddEncodedToOrdering(ExportSession *session, const core::EncodedRows &rows);
 void FinishOrdering(ExportSession *session);
 
 /* sink.cpp */

@@ -386,6 +386,8 @@ StartOrdering(ExportSession *session)
 	ExportState *state = session->state;
 	Ordering *ordering = &state->ordering;
 	const core::ExportRequest &request = state->plan.request;
+	ordering->staging = false;
+	ordering->filter_deleted = false;
 	ordering->rows_to_skip = request.offset ? static_cast<uint64>(*request.offset) : 0;
 	ordering->rows_left = request.limit ? *request.limit : -1;
 	/*
@@ -403,6 +405,9 @@ StartOrdering(ExportSession *session)
 		}
 	}
 	DVE_CORE(ordering->sorter = std::make_unique<core::RowSorter>(core::PlanSortKey(state->plan.order), run_bytes));
+	/* A full ordered scan hands its tuples to the stager undecoded, deleted ones too (datavalue_query.cpp). */
+	ordering->staging = true;
+	ordering->filter_deleted = !request.include_deleted;
 }
 
 /* Add one row to the current run; a full run is sorted and spilled. May ereport. */
@@ -428,6 +433,19 @@ AddToOrdering(ExportSession *session, const core::DataValueRow &row)
 	DVE_CORE(ordering->sorter->Add(row));
 	if (ordering->sorter->RunFull())
 		RunFull(session);
+}
+
+/* Add rows encoded on the stager's thread; full runs are sorted and spilled as with AddToOrdering. May ereport. */
+void
+AddEncodedToOrdering(ExportSession *session, const core::EncodedRows &rows)
+{
+	Ordering *ordering = &session->state->ordering;
+	size_t next = 0;
+	while (next < rows.entries.size()) {
+		DVE_CORE(next = ordering->sorter->AddEncoded(rows, next));
+		if (ordering->sorter->RunFull())
+			RunFull(session);
+	}
 }
 
 /* Write the sorted rows into the document. May ereport. */
