@@ -3,20 +3,23 @@
  *	  An ordered export's per-row work, moved to a second core during its scan.
  *
  * An ordered export sends nothing until its scan ends, so every nanosecond the backend spends
- * per row in that scan is waited for. Our own part of it (mapping the five ids, encoding the
- * compact row, its sort key) was as long as PostgreSQL's. Instead, src/pg copies each plain heap
- * tuple's bytes into a chunk (StageTuple: two memcpys), and RowStager's worker thread decodes the
- * chunk's tuples by the table's column layout, maps their ids and encodes them with their sort
- * keys while the backend scans the next chunk. The backend appends the encoded chunk to the
- * sorted run in one copy (RowSorter::AddEncoded).
+ * per row in that scan is waited for. Most of it went to decoding each tuple (PostgreSQL) and to
+ * our own part (mapping the five ids, encoding the compact row, its sort key). Instead, src/pg
+ * copies each plain heap tuple's bytes into a chunk (Stage: two memcpys), and RowStager's worker
+ * thread decodes the chunk's tuples by the table's column layout, maps their ids and encodes them
+ * with their sort keys while the backend scans the next chunk; a chunk that fills while the
+ * worker is still busy is decoded by the backend (ExchangeOrDecode). The backend appends the
+ * encoded rows to the sorted run in bulk (RowSorter::AddEncoded).
  *
  * The tuple format is PostgreSQL's on-disk heap tuple: an optional null bitmap, then the
  * attributes at offsets aligned from the (maximally aligned) start of the data, varlenas with a
- * 1-byte or 4-byte header (a 1-byte varlena is never padded). Tuples with a TOAST pointer, a
- * compressed value, or fewer attributes than the layout reads (columns added later with a
- * default) never reach here: src/pg decodes those on its own thread with PostgreSQL's functions.
+ * 1-byte or 4-byte header (a 1-byte varlena is never padded). Tuples with a TOAST pointer or
+ * fewer attributes than the layout reads (columns added later with a default) never reach here,
+ * and tuples with a compressed text are handed back (StagedRows::deferred): src/pg decodes those
+ * on its own thread with PostgreSQL's functions.
  *
- * Memory: two chunks of staged tuples and two of encoded rows, a few megabytes.
+ * Memory: two chunks of staged tuples and three of encoded rows (the worker's two, and one the
+ * caller decodes itself when the worker is busy), a few megabytes.
  * May throw std::bad_alloc, std::system_error (thread creation) and core::Error (a decoded row
  * that cannot be exported, raised on the caller's thread).
  * SPDX-License-Identifier: PostgreSQL
