@@ -16,27 +16,21 @@ SELECT length(live) > 1000 AS has_values, all_rows <> live AS deleted_rows_diffe
 -- compressed inline (handed back and decoded by PostgreSQL), and out of line (never staged).
 BEGIN;
 CREATE TEMP TABLE forms (storage text, live text, all_rows text, stored text);
-ALTER TABLE datavalue ALTER COLUMN comment SET STORAGE PLAIN;
-UPDATE datavalue SET comment = repeat('long comment ', 400) WHERE dataelementid % 2 = 0;
-INSERT INTO forms SELECT 'plain', whole_export(false), whole_export(true),
-  (SELECT string_agg(DISTINCT CASE WHEN pg_column_compression(comment) IS NOT NULL THEN 'compressed inline'
-                                   WHEN pg_column_size(comment) = octet_length(comment) + 4 THEN 'inline'
-                                   ELSE 'out of line' END, ',')
-   FROM datavalue WHERE dataelementid % 2 = 0);
-ALTER TABLE datavalue ALTER COLUMN comment SET STORAGE MAIN;
-UPDATE datavalue SET comment = repeat('long comment ', 400) || '.' WHERE dataelementid % 2 = 0;
-INSERT INTO forms SELECT 'main', whole_export(false), whole_export(true),
-  (SELECT string_agg(DISTINCT CASE WHEN pg_column_compression(comment) IS NOT NULL THEN 'compressed inline'
-                                   WHEN pg_column_size(comment) = octet_length(comment) + 4 THEN 'inline'
-                                   ELSE 'out of line' END, ',')
-   FROM datavalue WHERE dataelementid % 2 = 0);
-ALTER TABLE datavalue ALTER COLUMN comment SET STORAGE EXTERNAL;
-UPDATE datavalue SET comment = repeat('long comment ', 400) || '..' WHERE dataelementid % 2 = 0;
-INSERT INTO forms SELECT 'external', whole_export(false), whole_export(true),
-  (SELECT string_agg(DISTINCT CASE WHEN pg_column_compression(comment) IS NOT NULL THEN 'compressed inline'
-                                   WHEN pg_column_size(comment) = octet_length(comment) + 4 THEN 'inline'
-                                   ELSE 'out of line' END, ',')
-   FROM datavalue WHERE dataelementid % 2 = 0);
+-- Give half the rows a long comment (the suffix keeps each rewrite a real change) in this storage,
+-- and keep both exports and the form the comments took on disk.
+CREATE FUNCTION store_long_comments(storage text, suffix text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('ALTER TABLE datavalue ALTER COLUMN comment SET STORAGE %s', storage);
+  UPDATE datavalue SET comment = repeat('long comment ', 400) || suffix WHERE dataelementid % 2 = 0;
+  INSERT INTO forms SELECT lower(storage), whole_export(false), whole_export(true),
+    (SELECT string_agg(DISTINCT CASE WHEN pg_column_compression(comment) IS NOT NULL THEN 'compressed inline'
+                                     WHEN pg_column_size(comment) = octet_length(comment) + 4 THEN 'inline'
+                                     ELSE 'out of line' END, ',')
+     FROM datavalue WHERE dataelementid % 2 = 0);
+END $$;
+SELECT store_long_comments('PLAIN', '');
+SELECT store_long_comments('MAIN', '.');
+SELECT store_long_comments('EXTERNAL', '..');
 SELECT storage, stored FROM forms ORDER BY storage;
 -- The same documents once the suffixes are taken out, with the long comments in them.
 SELECT storage,

@@ -38,26 +38,6 @@ IsFiniteTimestamp(int64_t ts) noexcept
 	return ts != INT64_MIN && ts != INT64_MAX;
 }
 
-[[noreturn]] void
-ThrowUnknownId(IdKind kind)
-{
-	/* As src/pg's MapId: the main query filters on the resolved sets, so this is a bug. */
-	const char *what = kind == IdKind::kDataElement ? "data element"
-	                   : kind == IdKind::kPeriod    ? "period"
-	                   : kind == IdKind::kOrgUnit   ? "organisation unit"
-	                                                : "category option combo";
-	throw Error(sqlstate::kInternalError,
-	            std::string("data value references a ") + what + " outside the resolved metadata");
-}
-
-[[noreturn]] void
-ThrowInfiniteTimestamp(const char *column)
-{
-	throw Error(sqlstate::kDatetimeValueOutOfRange,
-	            std::string("data value has an infinite \"") + column + "\" timestamp",
-	            "DHIS2 timestamps are always finite.");
-}
-
 /*
  * A varlena at data + *offset: its bytes (after the header) and the offset after it; false if
  * it is compressed. A 1-byte header is never padded; any other starts at the column's
@@ -92,6 +72,25 @@ ReadVarlena(const char *data, size_t *offset, size_t alignment, TextField *field
 
 } // namespace
 
+[[noreturn]] void
+ThrowUnknownId(IdKind kind)
+{
+	const char *what = kind == IdKind::kDataElement ? "data element"
+	                   : kind == IdKind::kPeriod    ? "period"
+	                   : kind == IdKind::kOrgUnit   ? "organisation unit"
+	                                                : "category option combo";
+	throw Error(sqlstate::kInternalError,
+	            std::string("data value references a ") + what + " outside the resolved metadata");
+}
+
+[[noreturn]] void
+ThrowInfiniteTimestamp(const char *column)
+{
+	throw Error(sqlstate::kDatetimeValueOutOfRange,
+	            std::string("data value has an infinite \"") + column + "\" timestamp",
+	            "DHIS2 timestamps are always finite.");
+}
+
 /*
  * Where a column's value goes: fixed-width values into a table of int64 by field (unused columns
  * into its last slot), texts into one of four (the last for unused ones), so that the loop over
@@ -123,16 +122,16 @@ StagedDecode
 DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_deleted, const char *record,
                   DataValueRow *row)
 {
-	const uint16_t bitmap_bytes = LoadAt<uint16_t>(record + 6);
-	const uint8_t *bitmap = reinterpret_cast<const uint8_t *>(record + 8);
-	const char *data = record + 8 + bitmap_bytes;
+	const StagedTuple tuple = ReadStagedTuple(record);
+	const uint8_t *bitmap = tuple.null_bitmap;
+	const char *data = tuple.data;
 	int64_t fixed[kTupleFieldCount + 1];
 	TextField texts[kTextSlots];
 	size_t offset = 0;
 	const size_t columns = layout.columns.size();
 	for (size_t i = 0; i < columns; i++) {
 		const TupleColumn column = layout.columns[i];
-		const bool is_null = bitmap_bytes != 0 && (bitmap[i >> 3] & (1u << (i & 7))) == 0;
+		const bool is_null = bitmap != nullptr && (bitmap[i >> 3] & (1u << (i & 7))) == 0;
 		if (column.length < 0) {
 			TextField *text = &texts[TextSlot(column.field)];
 			if (is_null)
@@ -222,12 +221,12 @@ RowStager::DecodeChunk(const OutputBuffer &chunk, StagedRows &rows)
 	rows.encoded.Clear();
 	rows.deferred.Clear();
 	DataValueRow row;
-	for (const char *p = chunk.Data(), *end = p + chunk.Size(); p < end; p += LoadAt<uint32_t>(p)) {
+	for (const char *p = chunk.Data(), *end = p + chunk.Size(); p < end; p += EncodedRowSize(p)) {
 		const StagedDecode decoded = DecodeStagedTuple(layout_, maps_, skip_deleted_, p, &row);
 		if (decoded == StagedDecode::kRow)
 			rows.encoded.Add(plan_, row);
 		else if (decoded == StagedDecode::kDeferred)
-			rows.deferred.Append(p, LoadAt<uint32_t>(p));
+			rows.deferred.Append(p, EncodedRowSize(p));
 	}
 }
 

@@ -98,22 +98,16 @@ StagedTuple ReadStagedTuple(const char *record) noexcept;
 /* What the stager made of a chunk: its rows, encoded, and the records PostgreSQL must decode. */
 struct StagedRows {
 	EncodedRows encoded;
-	OutputBuffer deferred; /* staged records (ReadStagedTuple), back to back */
-
-	/* Calls f(record) for each deferred record. */
-	template <typename F>
-	void ForEachDeferred(F f) const
-	{
-		for (const char *p = deferred.Data(), *end = p + deferred.Size(); p < end; p += RecordSize(p))
-			f(p);
-	}
-	static uint32_t RecordSize(const char *record) noexcept
-	{
-		uint32_t size;
-		std::memcpy(&size, record, sizeof size);
-		return size;
-	}
+	OutputBuffer deferred; /* staged records (ReadStagedTuple), back to back; sized like EncodedRowSize */
 };
+
+/*
+ * The errors of a row that cannot be exported, shared with src/pg's own decoding so both say the
+ * same: an id outside the resolved metadata (a bug: the scan filters on those sets), and an
+ * infinite timestamp (DHIS2 never stores one).
+ */
+[[noreturn]] void ThrowUnknownId(IdKind kind);
+[[noreturn]] void ThrowInfiniteTimestamp(const char *column);
 
 class RowStager {
   public:

@@ -77,14 +77,9 @@ MapId(const ExportState *state, IdKind kind, Datum datum)
 {
 	const int64 id = DatumGetInt64(datum);
 	const uint32_t index = state->document.maps[static_cast<size_t>(kind)].Get(id);
-	/* The main query filters on the resolved sets, so this is a bug; the id is not shown, as
-	 * it may belong to a row the role must not see. */
+	/* The id is not shown, as it may belong to a row the role must not see. */
 	if (index == core::IdMap::kNotFound)
-		elog(ERROR, "data value references a %s outside the resolved metadata",
-		     kind == IdKind::kDataElement ? "data element"
-		     : kind == IdKind::kPeriod    ? "period"
-		     : kind == IdKind::kOrgUnit   ? "organisation unit"
-		                                  : "category option combo");
+		DVE_CORE(core::ThrowUnknownId(kind));
 	return index;
 }
 
@@ -93,9 +88,7 @@ ReadTimestamp(Datum datum, const char *column)
 {
 	const Timestamp ts = DatumGetTimestamp(datum);
 	if (TIMESTAMP_NOT_FINITE(ts))
-		ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-		                errmsg("data value has an infinite \"%s\" timestamp", column),
-		                errdetail("DHIS2 timestamps are always finite.")));
+		DVE_CORE(core::ThrowInfiniteTimestamp(column));
 	return ts;
 }
 
@@ -246,11 +239,9 @@ AddStagedRows(ExportSession *session, const core::StagedRows *rows)
 {
 	if (rows == nullptr)
 		return;
-	for (const char *p = rows->deferred.Data(), *end = p + rows->deferred.Size(); p < end;
-	     p += core::StagedRows::RecordSize(p))
+	for (const char *p = rows->deferred.Data(), *end = p + rows->deferred.Size(); p < end; p += core::EncodedRowSize(p))
 		AddDeferredTuple(session, p);
-	if (!rows->encoded.entries.empty())
-		AddEncodedToOrdering(session, rows->encoded);
+	AddEncodedToOrdering(session, rows->encoded);
 }
 
 /*

@@ -266,21 +266,11 @@ TEST(DecodeStagedTupleTest, EmptyTextIsNotNull)
 TEST(DecodeStagedTupleTest, StepsOverColumnsItDoesNotRead)
 {
 	/* A table DBAs changed: an int2 and a dropped text early, an int4 between the timestamps. */
-	TupleLayout layout{{{8, 8, TupleField::kDataElement},
-	                    {2, 2, TupleField::kUnused},
-	                    {8, 8, TupleField::kPeriod},
-	                    {-1, 4, TupleField::kUnused},
-	                    {8, 8, TupleField::kOrgUnit},
-	                    {8, 8, TupleField::kCategoryOptionCombo},
-	                    {8, 8, TupleField::kAttributeOptionCombo},
-	                    {-1, 4, TupleField::kValue},
-	                    {-1, 4, TupleField::kStoredBy},
-	                    {8, 8, TupleField::kCreated},
-	                    {4, 4, TupleField::kUnused},
-	                    {8, 8, TupleField::kLastUpdated},
-	                    {-1, 4, TupleField::kComment},
-	                    {1, 1, TupleField::kFollowup},
-	                    {1, 1, TupleField::kDeleted}}};
+	TupleLayout layout = Dhis2Layout();
+	std::vector<TupleColumn> &c = layout.columns;
+	c.insert(c.begin() + 8, TupleColumn{4, 4, TupleField::kUnused});  /* before lastupdated */
+	c.insert(c.begin() + 2, TupleColumn{-1, 4, TupleField::kUnused}); /* before sourceid */
+	c.insert(c.begin() + 1, TupleColumn{2, 2, TupleField::kUnused});  /* before periodid */
 	Maps maps;
 	for (const Value &dropped : {Null(), Text("old"), LongText(std::string(200, 'x'))}) {
 		const StagedRecord record({Int8(110), Int2(-3), Int8(111), dropped, Int8(112), Int8(113), Int8(114), Text("v"),
@@ -378,7 +368,9 @@ struct Collected {
 			const DataValueRow row = DecodeRow(staged->encoded.arena.Data() + e.offset);
 			rows.push_back(std::to_string(row.ids[0]) + "|" + Str(row.value) + "|" + std::to_string(row.created));
 		}
-		staged->ForEachDeferred([this](const char *) { deferred++; });
+		for (const char *p = staged->deferred.Data(), *end = p + staged->deferred.Size(); p < end;
+		     p += EncodedRowSize(p))
+			deferred++;
 	}
 };
 
