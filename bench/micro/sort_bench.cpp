@@ -9,7 +9,9 @@
  *     128k rows (what the sorting thread does for each run; the last run is sorted on the
  *     backend's thread, where its time adds to the export's);
  *   - RunMerger merging 8 runs (the 1M demo) and 64 (10M values) of those rows, fed through
- *     64 kB windows as from the run files: the final merge's per-row cost.
+ *     64 kB windows as from the run files: the final merge's per-row cost;
+ *   - DecodeStagedTuple on those rows as DHIS2's heap tuples (what the stager's thread does for
+ *     each row of an ordered scan, before encoding it).
  * Rows are generated here, seeded, with the demo's identifier counts and dates. Built and run
  * with bench/micro/writers_bench.cpp (bench/run.sh --micro).
  * SPDX-License-Identifier: PostgreSQL
@@ -23,8 +25,10 @@
 #include <string>
 #include <vector>
 
+#include "core/id_map.hpp"
 #include "core/output_buffer.hpp"
 #include "core/row_sorter.hpp"
+#include "core/staged_rows.hpp"
 
 namespace dve = datavalue_export::core;
 
@@ -151,6 +155,79 @@ BM_RowSorter_SortRun(benchmark::State &state)
 	state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * fx.rows.size()));
 }
 BENCHMARK(BM_RowSorter_SortRun)->Unit(benchmark::kMillisecond);
+
+/* Append one DHIS2 datavalue heap tuple of row, as RowStager::Stage records it (no NULL but the comment and followup).
+ */
+void
+StageDhis2Tuple(const dve::DataValueRow &row, const int64_t *ids, dve::OutputBuffer &chunk)
+{
+	std::string data;
+	const auto put = [&data](const void *p, size_t n) { data.append(static_cast<const char *>(p), n); };
+	const auto short_text = [&data](const dve::TextField &f) {
+		data.push_back(static_cast<char>(((f.size + 1) << 1) | 1)); /* a 1-byte varlena header */
+		data.append(f.data, f.size);
+	};
+	for (size_t k = 0; k < dve::kIdKindCount; k++)
+		put(&ids[k], 8);
+	short_text(row.value);
+	short_text(row.stored_by);
+	data.resize((data.size() + 7) & ~size_t{7});
+	put(&row.created, 8);
+	put(&row.last_updated, 8);
+	data.push_back(0);                                /* deleted; comment and followup are NULL */
+	const uint8_t bitmap[2] = {0xFF, 0x09};           /* attributes 1-9 and 12 present */
+	const uint16_t attributes = 12, bitmap_bytes = 2; /* the header: size, attributes, bitmap bytes */
+	const uint32_t size = static_cast<uint32_t>(8 + bitmap_bytes + data.size());
+	char *w = chunk.Reserve(size);
+	std::memcpy(w, &size, 4);
+	std::memcpy(w + 4, &attributes, 2);
+	std::memcpy(w + 6, &bitmap_bytes, 2);
+	std::memcpy(w + 8, bitmap, bitmap_bytes);
+	std::memcpy(w + 8 + bitmap_bytes, data.data(), data.size());
+	chunk.Commit(w + size);
+}
+
+void
+BM_DecodeStagedTuple_Dhis2(benchmark::State &state)
+{
+	const SortFixture &fx = Fixture();
+	dve::IdMap maps[dve::kIdKindCount];
+	for (size_t k = 0; k < dve::kIdKindCount; k++) {
+		for (uint32_t i = 0; i < kIdCounts[k]; i++)
+			maps[k].Put(1000 + 3 * i, i); /* DHIS2's ids: one sequence shared by every table */
+		maps[k].Densify();
+	}
+	dve::OutputBuffer chunk;
+	for (const dve::DataValueRow &row : fx.rows) {
+		int64_t ids[dve::kIdKindCount];
+		for (size_t k = 0; k < dve::kIdKindCount; k++)
+			ids[k] = 1000 + 3 * static_cast<int64_t>(row.ids[k]);
+		StageDhis2Tuple(row, ids, chunk);
+	}
+	dve::TupleLayout layout{{{8, 8, dve::TupleField::kDataElement},
+	                         {8, 8, dve::TupleField::kPeriod},
+	                         {8, 8, dve::TupleField::kOrgUnit},
+	                         {8, 8, dve::TupleField::kCategoryOptionCombo},
+	                         {8, 8, dve::TupleField::kAttributeOptionCombo},
+	                         {-1, 4, dve::TupleField::kValue},
+	                         {-1, 4, dve::TupleField::kStoredBy},
+	                         {8, 8, dve::TupleField::kCreated},
+	                         {8, 8, dve::TupleField::kLastUpdated},
+	                         {-1, 4, dve::TupleField::kComment},
+	                         {1, 1, dve::TupleField::kFollowup},
+	                         {1, 1, dve::TupleField::kDeleted}}};
+	if (state.range(0) == 1)
+		dve::RecogniseDhis2Layout(layout); /* as RowStager does; 0 walks the columns */
+	for (auto _ : state) {
+		dve::DataValueRow row;
+		for (const char *p = chunk.Data(), *end = p + chunk.Size(); p < end; p += dve::EncodedRowSize(p)) {
+			benchmark::DoNotOptimize(dve::DecodeStagedTuple(layout, maps, true, p, &row));
+			benchmark::DoNotOptimize(row);
+		}
+	}
+	state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * fx.rows.size()));
+}
+BENCHMARK(BM_DecodeStagedTuple_Dhis2)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 } // namespace
 

@@ -8,6 +8,8 @@
 #include "core/error.hpp"
 #include "core/worker_thread.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 
 namespace datavalue_export::core {
@@ -106,6 +108,32 @@ TextSlot(TupleField field) noexcept
 	return field == TupleField::kValue ? 0 : field == TupleField::kStoredBy ? 1 : field == TupleField::kComment ? 2 : 3;
 }
 
+namespace {
+/* DHIS2's datavalue table (2.42 and 2.43), in its column order. */
+constexpr TupleColumn kDhis2Columns[] = {{8, 8, TupleField::kDataElement},
+                                         {8, 8, TupleField::kPeriod},
+                                         {8, 8, TupleField::kOrgUnit},
+                                         {8, 8, TupleField::kCategoryOptionCombo},
+                                         {8, 8, TupleField::kAttributeOptionCombo},
+                                         {-1, 4, TupleField::kValue},
+                                         {-1, 4, TupleField::kStoredBy},
+                                         {8, 8, TupleField::kCreated},
+                                         {8, 8, TupleField::kLastUpdated},
+                                         {-1, 4, TupleField::kComment},
+                                         {1, 1, TupleField::kFollowup},
+                                         {1, 1, TupleField::kDeleted}};
+} // namespace
+
+void
+RecogniseDhis2Layout(TupleLayout &layout) noexcept
+{
+	const std::vector<TupleColumn> &c = layout.columns;
+	layout.dhis2 = c.size() == std::size(kDhis2Columns) &&
+	               std::equal(c.begin(), c.end(), kDhis2Columns, [](const TupleColumn &a, const TupleColumn &b) {
+		               return a.length == b.length && a.alignment == b.alignment && a.field == b.field;
+	               });
+}
+
 StagedTuple
 ReadStagedTuple(const char *record) noexcept
 {
@@ -118,14 +146,85 @@ ReadStagedTuple(const char *record) noexcept
 	return tuple;
 }
 
+namespace {
+
+/*
+ * A decoded row's ids mapped and its timestamps checked: ids (unmapped) and row->deleted are
+ * read, the rest of row is set.
+ */
+[[gnu::always_inline]] inline StagedDecode
+FinishRow(const IdMap *maps, bool skip_deleted, const int64_t *ids, DataValueRow *row)
+{
+	if (skip_deleted && row->deleted)
+		return StagedDecode::kDeleted;
+	for (size_t k = 0; k < kIdKindCount; k++) {
+		row->ids[k] = maps[k].Get(ids[k]);
+		if (row->ids[k] == IdMap::kNotFound)
+			ThrowUnknownId(static_cast<IdKind>(k));
+	}
+	if (!IsFiniteTimestamp(row->created))
+		ThrowInfiniteTimestamp("created");
+	if (!IsFiniteTimestamp(row->last_updated))
+		ThrowInfiniteTimestamp("lastupdated");
+	return StagedDecode::kRow;
+}
+
+/*
+ * kDhis2Columns straight through, as the column walk reads them: the five ids at offsets 0-32
+ * (the caller checked they are not NULL), then each column's own step; false if a text is
+ * compressed. A NULL timestamp reads as 0 (PostgreSQL's zeroed datum), a NULL followup as -1.
+ */
+bool
+ReadDhis2Columns(const StagedTuple &tuple, int64_t *ids, DataValueRow *row)
+{
+	const uint8_t *bitmap = tuple.null_bitmap;
+	const auto present = [bitmap](size_t i) { return bitmap == nullptr || (bitmap[i >> 3] & (1u << (i & 7))) != 0; };
+	const char *data = tuple.data;
+	for (size_t k = 0; k < kIdKindCount; k++)
+		ids[k] = LoadAt<int64_t>(data + 8 * k);
+	size_t offset = 8 * kIdKindCount;
+	const auto text = [data, &offset, &present](size_t i, TextField *field) {
+		if (!present(i)) {
+			*field = TextField{};
+			return true;
+		}
+		return ReadVarlena(data, &offset, 4, field);
+	};
+	const auto timestamp = [data, &offset, &present](size_t i) -> int64_t {
+		if (!present(i))
+			return 0;
+		offset = AlignUp(offset, 8) + 8;
+		return LoadAt<int64_t>(data + offset - 8);
+	};
+	if (!text(5, &row->value) || !text(6, &row->stored_by))
+		return false;
+	row->created = timestamp(7);
+	row->last_updated = timestamp(8);
+	if (!text(9, &row->comment))
+		return false;
+	row->followup = present(10) ? (data[offset++] != 0 ? 1 : 0) : -1;
+	row->deleted = present(11) && data[offset] != 0;
+	return true;
+}
+
+} // namespace
+
 StagedDecode
 DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_deleted, const char *record,
                   DataValueRow *row)
 {
 	const StagedTuple tuple = ReadStagedTuple(record);
 	const uint8_t *bitmap = tuple.null_bitmap;
+	/* A NULL id cannot be in DHIS2's table, but a table could allow one: the walk reads it as 0. */
+	if (layout.dhis2 && (bitmap == nullptr || (bitmap[0] & 0x1F) == 0x1F)) {
+		int64_t ids[kIdKindCount];
+		if (!ReadDhis2Columns(tuple, ids, row))
+			return StagedDecode::kDeferred;
+		return FinishRow(maps, skip_deleted, ids, row);
+	}
+	/* Any other layout: column by column. */
 	const char *data = tuple.data;
-	int64_t fixed[kTupleFieldCount + 1];
+	int64_t fixed[kTupleFieldCount + 1]; /* by TupleField: the ids first */
 	TextField texts[kTextSlots];
 	size_t offset = 0;
 	const size_t columns = layout.columns.size();
@@ -151,30 +250,20 @@ DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_delete
 		fixed[slot] = column.length == 8 ? LoadAt<int64_t>(p) : (*p != 0 ? 1 : 0);
 	}
 	row->deleted = fixed[static_cast<size_t>(TupleField::kDeleted)] != 0;
-	if (skip_deleted && row->deleted)
-		return StagedDecode::kDeleted;
-	for (size_t k = 0; k < kIdKindCount; k++) {
-		row->ids[k] = maps[k].Get(fixed[k]);
-		if (row->ids[k] == IdMap::kNotFound)
-			ThrowUnknownId(static_cast<IdKind>(k));
-	}
 	row->value = texts[0];
 	row->stored_by = texts[1];
 	row->comment = texts[2];
 	row->created = fixed[static_cast<size_t>(TupleField::kCreated)];
 	row->last_updated = fixed[static_cast<size_t>(TupleField::kLastUpdated)];
-	if (!IsFiniteTimestamp(row->created))
-		ThrowInfiniteTimestamp("created");
-	if (!IsFiniteTimestamp(row->last_updated))
-		ThrowInfiniteTimestamp("lastupdated");
 	row->followup = static_cast<int8_t>(fixed[static_cast<size_t>(TupleField::kFollowup)]);
-	return StagedDecode::kRow;
+	return FinishRow(maps, skip_deleted, fixed, row);
 }
 
 RowStager::RowStager(TupleLayout layout, const IdMap *maps, SortKeyPlan plan, bool skip_deleted, size_t chunk_bytes)
     : layout_(std::move(layout)), maps_(maps), plan_(std::move(plan)), skip_deleted_(skip_deleted),
       chunk_bytes_(chunk_bytes)
 {
+	RecogniseDhis2Layout(layout_);
 	for (Chunk &chunk : chunks_)
 		chunk.tuples.Reserve(chunk_bytes_ + 8 * 1024);
 }

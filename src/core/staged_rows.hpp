@@ -74,7 +74,17 @@ struct TupleColumn {
  */
 struct TupleLayout {
 	std::vector<TupleColumn> columns;
+	/* The columns are DHIS2's datavalue table as DHIS2 creates it (RecogniseDhis2Layout). */
+	bool dhis2 = false;
 };
+
+/*
+ * Set layout.dhis2 when its columns are DHIS2's own datavalue table, column for column: then
+ * DecodeStagedTuple reads the tuple with straight-line code (the ids at fixed offsets, each
+ * later column's step known), about twice as fast as walking a column list. RowStager does this
+ * for its layout; any other layout (a column added or dropped) is walked.
+ */
+void RecogniseDhis2Layout(TupleLayout &layout) noexcept;
 
 /*
  * Decode one staged tuple into row, its ids mapped through maps; texts point into the tuple.

@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -354,6 +356,99 @@ TEST(DecodeStagedTupleTest, UnknownIdAndInfiniteTimestampAreErrors)
 			EXPECT_EQ(std::string(e.what()), "data value has an infinite \"lastupdated\" timestamp");
 		}
 	}
+}
+
+TEST(DecodeStagedTupleTest, RecognisesOnlyDhis2sOwnLayout)
+{
+	TupleLayout layout = Dhis2Layout();
+	RecogniseDhis2Layout(layout);
+	EXPECT_TRUE(layout.dhis2);
+
+	TupleLayout added = Dhis2Layout(); /* a column a DBA added at the end */
+	added.columns.push_back(TupleColumn{4, 4, TupleField::kUnused});
+	RecogniseDhis2Layout(added);
+	EXPECT_FALSE(added.dhis2);
+
+	TupleLayout swapped = Dhis2Layout(); /* the same types, two fields in another order */
+	std::swap(swapped.columns[10].field, swapped.columns[11].field);
+	RecogniseDhis2Layout(swapped);
+	EXPECT_FALSE(swapped.dhis2);
+
+	TupleLayout text_type = Dhis2Layout(); /* a timestamp where DHIS2 has a text */
+	text_type.columns[5] = TupleColumn{8, 8, TupleField::kValue};
+	RecogniseDhis2Layout(text_type);
+	EXPECT_FALSE(text_type.dhis2);
+}
+
+/* A decode's whole outcome: its result or error, and the row's fields as text. */
+std::string
+Outcome(const TupleLayout &layout, const Maps &maps, bool skip_deleted, const StagedRecord &record)
+{
+	DataValueRow row;
+	StagedDecode decoded;
+	try {
+		decoded = DecodeStagedTuple(layout, maps.maps, skip_deleted, record.bytes.data(), &row);
+	} catch (const Error &e) {
+		return std::string("error ") + e.Sqlstate() + " " + e.what();
+	}
+	if (decoded == StagedDecode::kDeferred)
+		return "deferred";
+	if (decoded == StagedDecode::kDeleted)
+		return "deleted";
+	std::string out = "row";
+	for (uint32_t id : row.ids)
+		out += " " + std::to_string(id);
+	out += " " + Str(row.value) + "|" + Str(row.stored_by) + "|" + Str(row.comment);
+	out += " " + std::to_string(row.created) + " " + std::to_string(row.last_updated);
+	out += " " + std::to_string(row.followup) + " " + std::to_string(row.deleted);
+	return out;
+}
+
+TEST(DecodeStagedTupleTest, Dhis2LayoutReadStraightThroughAsTheWalkReadsIt)
+{
+	const TupleLayout walked = Dhis2Layout();
+	TupleLayout straight = Dhis2Layout();
+	RecogniseDhis2Layout(straight);
+	ASSERT_TRUE(straight.dhis2);
+	Maps maps;
+	std::mt19937 rng(43);
+	const auto chance = [&rng](unsigned in) { return rng() % in == 0; };
+	/* NULL, empty, short (1-byte header, odd lengths move the later alignment) or long (4-byte header). */
+	const auto text = [&]() -> std::optional<std::string> {
+		switch (rng() % 4) {
+		case 0:
+			return std::nullopt;
+		case 1:
+			return std::string();
+		case 2:
+			return std::string(1 + rng() % 20, 't');
+		default:
+			return std::string(127 + rng() % 300, 'L');
+		}
+	};
+	std::map<std::string, int> kinds; /* how often each outcome came up */
+	for (int i = 0; i < 4000; i++) {
+		const std::optional<bool> followup = chance(3) ? std::nullopt : std::optional<bool>(chance(2));
+		std::vector<Value> values =
+		    Dhis2Values(static_cast<int64_t>(rng() % 50), text(), text(), static_cast<int64_t>(rng() % 1000000) - 500,
+		                text(), followup, chance(4));
+		if (chance(25))
+			values[rng() % 5] = Null(); /* a NULL id: walked, and an error */
+		if (chance(25))
+			values[rng() % 5] = Int8(99); /* an id outside the maps */
+		if (chance(25))
+			values[7 + rng() % 2] = chance(2) ? Null() : Int8(chance(2) ? INT64_MIN : INT64_MAX);
+		if (chance(25))
+			values[std::vector<size_t>{5, 6, 9}[rng() % 3]] = Compressed();
+		const StagedRecord record(values, chance(3)); /* sometimes a bitmap without NULLs */
+		const bool skip_deleted = chance(2);
+		const std::string expected = Outcome(walked, maps, skip_deleted, record);
+		ASSERT_EQ(Outcome(straight, maps, skip_deleted, record), expected) << "tuple " << i;
+		kinds[expected.substr(0, expected.find(' '))]++;
+	}
+	/* Every path was taken, many times. */
+	for (const char *kind : {"row", "deleted", "deferred", "error"})
+		EXPECT_GT(kinds[kind], 50) << kind;
 }
 
 /* What a stager made of everything staged: encoded records (decoded back) and deferred records. */
