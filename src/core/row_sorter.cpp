@@ -420,6 +420,25 @@ RowSorter::AdoptSortedRun() noexcept
 	RewindSortedRun();
 }
 
+namespace {
+/*
+ * A sorted run's records lie all over its arena: reading them in order misses the cache on each
+ * one. Asking for the record a few entries ahead overlaps those misses (a record may span two
+ * lines). How far ahead: about the misses a core keeps in flight.
+ */
+constexpr size_t kPrefetchAhead = 16;
+
+inline void
+PrefetchRecord(const EncodedRows &run, size_t entry) noexcept
+{
+	if (entry >= run.entries.size())
+		return;
+	const char *record = run.arena.Data() + run.entries[entry].offset;
+	__builtin_prefetch(record);
+	__builtin_prefetch(record + 63);
+}
+} // namespace
+
 /*
  * Gathering records in order and writing them are both copies of the run: on the worker they
  * cost the scan's thread nothing. A record larger than the gather buffer is written from the arena.
@@ -435,8 +454,10 @@ RowSorter::WriteSortedRun(int fd) noexcept
 		gather_.Clear();
 		return error;
 	};
-	for (const Entry &e : sorted_.entries) {
-		const char *record = sorted_.arena.Data() + e.offset;
+	const size_t count = sorted_.entries.size();
+	for (size_t i = 0; i < count; i++) {
+		PrefetchRecord(sorted_, i + kPrefetchAhead);
+		const char *record = sorted_.arena.Data() + sorted_.entries[i].offset;
 		const size_t size = EncodedRowSize(record);
 		if (gather_.Size() + size > kSpillWriteBytes) {
 			if (const int error = flush())
@@ -461,6 +482,8 @@ RowSorter::ReadSortedRun(char *destination, size_t size) noexcept
 {
 	size_t copied = 0;
 	while (copied < size && read_entry_ < sorted_.entries.size()) {
+		if (read_offset_ == 0)
+			PrefetchRecord(sorted_, read_entry_ + kPrefetchAhead);
 		const char *record = sorted_.arena.Data() + sorted_.entries[read_entry_].offset;
 		const size_t record_size = EncodedRowSize(record);
 		const size_t n = std::min(record_size - read_offset_, size - copied);
