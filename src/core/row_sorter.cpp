@@ -378,14 +378,17 @@ RowSorter::SortRunInBackground(int spill_fd)
 	filling_.Swap(sorted_); /* sorted_ was written: its storage is reused for the next run */
 	filling_.Clear();
 	worker_error_ = 0;
+	sorting_.store(true, std::memory_order_relaxed);
 	try {
 		worker_ = StartSignalFreeThread([this, spill_fd] {
 			sorted_.Sort();
 			worker_error_ = WriteSortedRun(spill_fd);
 			close(spill_fd);
 			sorted_.Clear();
+			sorting_.store(false, std::memory_order_relaxed);
 		});
 	} catch (...) {
+		sorting_.store(false, std::memory_order_relaxed);
 		close(spill_fd);
 		throw;
 	}

@@ -19,6 +19,7 @@
  */
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -156,6 +157,8 @@ class RowSorter {
 	 */
 	void SortRunInBackground(int spill_fd);
 	bool SortPending() const noexcept { return worker_.joinable(); }
+	/* Whether the worker thread is still sorting or writing (SortPending stays true until the wait). */
+	bool SortBusy() const noexcept { return sorting_.load(std::memory_order_relaxed); }
 	/* Wait for the background run; returns 0 once it is in its file, else the write's errno. */
 	int WaitForSortedRun() noexcept;
 
@@ -209,6 +212,7 @@ class RowSorter {
 	size_t read_entry_ = 0;  /* ReadSortedRun's place: the entry of sorted_ */
 	size_t read_offset_ = 0; /* and the bytes of its record already read */
 	int worker_error_ = 0;   /* errno of the worker's write; read after the join */
+	std::atomic<bool> sorting_{false};
 	std::thread worker_;
 };
 

@@ -320,10 +320,10 @@ RowStager::DecodeChunk(const OutputBuffer &chunk, StagedRows &rows)
 }
 
 const StagedRows *
-RowStager::ExchangeOrDecode()
+RowStager::ExchangeOrDecode(bool decode_here)
 {
-	bool busy;
-	{
+	bool busy = decode_here;
+	if (!busy) {
 		std::lock_guard<std::mutex> lock(mutex_);
 		busy = job_pending_;
 	}

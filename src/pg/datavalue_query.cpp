@@ -284,7 +284,8 @@ StageTuple(ExportSession *session, TupleTableSlot *slot)
 	                                 static_cast<uint32_t>(tuple->t_len - header->t_hoff)));
 	if (ordering->stager->ChunkFull()) {
 		const core::StagedRows *rows;
-		DVE_CORE(rows = ordering->stager->ExchangeOrDecode());
+		/* While the sorting thread works, leave the second core to it: decode here. */
+		DVE_CORE(rows = ordering->stager->ExchangeOrDecode(ordering->sorter->SortBusy()));
 		AddStagedRows(session, rows);
 	}
 	return true;

@@ -191,6 +191,7 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 	const auto spill_pending = [&] {
 		if (sorter.SortPending()) {
 			ASSERT_EQ(sorter.WaitForSortedRun(), 0);
+			EXPECT_FALSE(sorter.SortBusy()) << "the run is written: the worker is done";
 			runs.push_back(pending_file->Contents());
 			EXPECT_EQ(runs.back().size(), pending_bytes); /* the size src/pg accounts for before the write */
 			pending_file.reset();
@@ -336,8 +337,10 @@ TEST(RowSorterTest, WorkerWriteErrorIsReported)
 	size_t i = 0;
 	while (!sorter.RunFull())
 		sorter.Add(rows[i++].View());
+	EXPECT_FALSE(sorter.SortBusy());
 	sorter.SortRunInBackground(open("/dev/null", O_RDONLY));
 	EXPECT_EQ(sorter.WaitForSortedRun(), EBADF);
+	EXPECT_FALSE(sorter.SortBusy()) << "a failed write ends the work too";
 	/* and on the caller's thread */
 	while (!sorter.RunFull())
 		sorter.Add(rows[i++].View());

@@ -476,11 +476,19 @@ StageRecord(RowStager &stager, const StagedRecord &record)
 	stager.Stage(t.attributes, t.null_bitmap, t.bitmap_bytes, t.data, t.data_bytes);
 }
 
+/* How StageMany hands over a full chunk. */
+enum class Handover {
+	kExchange,         /* always to the worker */
+	kExchangeOrDecode, /* to the worker unless it is busy */
+	kSometimesHere,    /* every other chunk decoded here, as while the sorting thread works */
+};
+
 /* Stage n rows (every 97th compressed, every 13th deleted), handing chunks over as they fill. */
 Collected
-StageMany(RowStager &stager, int n, bool decode_when_busy, std::vector<std::string> *expected)
+StageMany(RowStager &stager, int n, Handover handover, std::vector<std::string> *expected)
 {
 	Collected got;
+	int chunks = 0;
 	for (int i = 0; i < n; i++) {
 		const bool deleted = i % 13 == 0;
 		std::vector<Value> values =
@@ -493,7 +501,9 @@ StageMany(RowStager &stager, int n, bool decode_when_busy, std::vector<std::stri
 			                    std::string(static_cast<size_t>(i % 300), '.') + "|" + std::to_string(i));
 		StageRecord(stager, StagedRecord(values));
 		if (stager.ChunkFull())
-			got.Add(decode_when_busy ? stager.ExchangeOrDecode() : stager.Exchange());
+			got.Add(handover == Handover::kExchange           ? stager.Exchange()
+			        : handover == Handover::kExchangeOrDecode ? stager.ExchangeOrDecode()
+			                                                  : stager.ExchangeOrDecode(++chunks % 2 == 0));
 	}
 	got.Add(stager.Exchange());
 	got.Add(stager.Finish());
@@ -503,16 +513,34 @@ StageMany(RowStager &stager, int n, bool decode_when_busy, std::vector<std::stri
 TEST(RowStagerTest, EveryRowComesBackOnceWhicheverThreadDecodesIt)
 {
 	Maps maps;
-	for (bool decode_when_busy : {false, true}) {
+	for (Handover handover : {Handover::kExchange, Handover::kExchangeOrDecode, Handover::kSometimesHere}) {
 		RowStager stager(Dhis2Layout(), maps.maps, PlanSortKey({OrderKey::kPeriod}), true);
 		std::vector<std::string> expected;
 		const int n = 20000; /* several 512 kB chunks */
-		Collected got = StageMany(stager, n, decode_when_busy, &expected);
+		Collected got = StageMany(stager, n, handover, &expected);
 		std::sort(expected.begin(), expected.end());
 		std::sort(got.rows.begin(), got.rows.end());
 		EXPECT_EQ(got.rows, expected);
 		EXPECT_EQ(got.deferred, static_cast<size_t>((n + 96) / 97));
 	}
+}
+
+TEST(RowStagerTest, DecodeHereReturnsTheStagedChunkAtOnce)
+{
+	Maps maps;
+	RowStager stager(Dhis2Layout(), maps.maps, PlanSortKey({OrderKey::kPeriod}), true);
+	StageRecord(stager,
+	            StagedRecord(Dhis2Values(7, std::string("here"), std::nullopt, 70, std::nullopt, false, false)));
+	Collected here;
+	here.Add(stager.ExchangeOrDecode(true)); /* not handed over: decoded on this thread, returned now */
+	EXPECT_EQ(here.rows, std::vector<std::string>{"7|here|70"});
+
+	StageRecord(stager,
+	            StagedRecord(Dhis2Values(8, std::string("there"), std::nullopt, 80, std::nullopt, false, false)));
+	EXPECT_EQ(stager.ExchangeOrDecode(false), nullptr) << "a free worker takes the chunk; nothing was handed before";
+	Collected there;
+	there.Add(stager.Finish());
+	EXPECT_EQ(there.rows, std::vector<std::string>{"8|there|80"});
 }
 
 TEST(RowStagerTest, KeysAreTheSorterKeys)

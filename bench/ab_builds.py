@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""
+bench/ab_builds.py
+    A paired A/B of library builds on one ordered export: wall time and the backend's CPU time.
+
+On a noisy machine (this project's 2-core VM ran the same export at two speeds on some days) a
+change of a few percent shows only when the builds alternate in the same minutes. For each round
+and each build this installs the build's datavalue_export.so (an atomic rename in pg_config's
+pkglibdir), restarts the cluster of test/cluster.sh, runs one untimed export, then PER timed ones:
+COPY (SELECT export_datavalues_json(<every data set, 2009-12-28..2027-01-10, whole country>)) TO
+STDOUT, read and discarded by psycopg2. The backend's CPU is utime + stime from /proc/<pid>/stat,
+which includes its threads (the sorter and the stager) once they have ended. The library installed
+before the run is put back at the end.
+
+    sudo python3 bench/ab_builds.py bench_1000000 /tmp/before.so /tmp/after.so
+    sudo python3 bench/ab_builds.py --rounds 4 --per 2 bench_10000000 /tmp/before.so /tmp/after.so
+    sudo python3 bench/ab_builds.py --set "SET datavalue_export.sort_run_memory = '256MB'" ...
+
+Run as root on the server's machine (it replaces the installed library, restarts the cluster and
+reads /proc), with the environment of `eval "$(test/cluster.sh env)"`. A development tool: it is
+not part of bench/run.sh.
+SPDX-License-Identifier: PostgreSQL
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+import psycopg2
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLUSTER = os.path.join(HERE, "..", "test", "cluster.sh")
+
+
+def install(library, target):
+    shutil.copyfile(library, target + ".tmp")
+    os.rename(target + ".tmp", target)
+
+
+def restart():
+    subprocess.run(["bash", CLUSTER, "stop"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["bash", CLUSTER, "start"], check=True, stdout=subprocess.DEVNULL)
+
+
+def cpu_ms(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf("SC_CLK_TCK")
+
+
+def measure(dbname, per, setting):
+    conn = psycopg2.connect(dbname=dbname)
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute("SELECT pg_backend_pid()")
+    pid = cur.fetchone()[0]
+    if setting:
+        cur.execute(setting)
+    cur.execute("SELECT '{' || string_agg(uid, ',') || '}' FROM dataset")
+    data_sets = cur.fetchone()[0]
+    copy = cur.mogrify(
+        "COPY (SELECT export_datavalues_json(data_set => %s, start_date => DATE '2009-12-28', "
+        "end_date => DATE '2027-01-10', org_unit => ARRAY[(SELECT uid FROM organisationunit "
+        "WHERE parentid IS NULL ORDER BY uid LIMIT 1)], children => true)) TO STDOUT",
+        (data_sets,)).decode()
+    samples = []
+    with open(os.devnull, "w") as sink:
+        cur.copy_expert(copy, sink)  # untimed: caches and the first plan
+        for _ in range(per):
+            cpu_before, wall_before = cpu_ms(pid), time.monotonic()
+            cur.copy_expert(copy, sink)
+            wall = (time.monotonic() - wall_before) * 1000.0
+            samples.append((wall, cpu_ms(pid) - cpu_before))
+    conn.close()
+    return samples
+
+
+def main():
+    parser = argparse.ArgumentParser(description="paired A/B of library builds on one ordered export")
+    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--per", type=int, default=4, help="timed exports per build and round")
+    parser.add_argument("--set", dest="setting", help="an SQL statement run first in each session")
+    parser.add_argument("dbname")
+    parser.add_argument("libraries", nargs="+")
+    args = parser.parse_args()
+    pkglibdir = subprocess.check_output(["pg_config", "--pkglibdir"]).decode().strip()
+    target = os.path.join(pkglibdir, "datavalue_export.so")
+    backup = target + ".ab_builds"
+    shutil.copyfile(target, backup)
+    results = {lib: [] for lib in args.libraries}
+    try:
+        for _ in range(args.rounds):
+            for lib in args.libraries:
+                install(lib, target)
+                restart()
+                results[lib] += measure(args.dbname, args.per, args.setting)
+    finally:
+        install(backup, target)
+        os.unlink(backup)
+        restart()
+    print("| build | exports | wall median, ms | wall min, ms | backend CPU median, ms |")
+    print("|---|--:|--:|--:|--:|")
+    for lib in args.libraries:
+        walls = [w for w, _ in results[lib]]
+        cpus = [c for _, c in results[lib]]
+        print("| %s | %d | %.1f | %.1f | %.0f |" % (os.path.basename(lib), len(walls), statistics.median(walls),
+                                                  min(walls), statistics.median(cpus)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
