@@ -207,12 +207,12 @@ class RowSorter {
 	SortKeyPlan plan_;
 	size_t run_budget_;
 	Run filling_;
-	Run sorted_;             /* being sorted and written by worker_, or sorted on this thread */
-	OutputBuffer gather_;    /* sorted records gathered for one write */
-	size_t read_entry_ = 0;  /* ReadSortedRun's place: the entry of sorted_ */
-	size_t read_offset_ = 0; /* and the bytes of its record already read */
-	int worker_error_ = 0;   /* errno of the worker's write; read after the join */
-	std::atomic<bool> sorting_{false};
+	Run sorted_;                       /* being sorted and written by worker_, or sorted on this thread */
+	OutputBuffer gather_;              /* sorted records gathered for one write */
+	size_t read_entry_ = 0;            /* ReadSortedRun's place: the entry of sorted_ */
+	size_t read_offset_ = 0;           /* and the bytes of its record already read */
+	int worker_error_ = 0;             /* errno of the worker's write; read after the join */
+	std::atomic<bool> sorting_{false}; /* SortBusy: a hint only, so relaxed (a stale value moves no data) */
 	std::thread worker_;
 };
 

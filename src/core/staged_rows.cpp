@@ -149,8 +149,8 @@ ReadStagedTuple(const char *record) noexcept
 namespace {
 
 /*
- * A decoded row's ids mapped and its timestamps checked: ids (unmapped) and row->deleted are
- * read, the rest of row is set.
+ * The end of a decode: a deleted row returns first when skip_deleted (nothing checked), else the
+ * ids (as stored) are mapped into row->ids and the timestamps the caller set are checked.
  */
 [[gnu::always_inline]] inline StagedDecode
 FinishRow(const IdMap *maps, bool skip_deleted, const int64_t *ids, DataValueRow *row)
@@ -215,7 +215,10 @@ DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_delete
 {
 	const StagedTuple tuple = ReadStagedTuple(record);
 	const uint8_t *bitmap = tuple.null_bitmap;
-	/* A NULL id cannot be in DHIS2's table, but a table could allow one: the walk reads it as 0. */
+	/*
+	 * The ids are attributes 1-5, bits 0-4 of the null bitmap. A NULL id cannot be in DHIS2's
+	 * table, but a table could allow one: the walk reads it as 0 (and the map then refuses it).
+	 */
 	if (layout.dhis2 && (bitmap == nullptr || (bitmap[0] & 0x1F) == 0x1F)) {
 		int64_t ids[kIdKindCount];
 		if (!ReadDhis2Columns(tuple, ids, row))
