@@ -207,20 +207,8 @@ BM_DecodeStagedTuple_Dhis2(benchmark::State &state)
 			ids[k] = 1000 + 3 * static_cast<int64_t>(row.ids[k]);
 		StageDhis2Tuple(row, ids, chunk);
 	}
-	dve::TupleLayout layout{{{8, 8, dve::TupleField::kDataElement},
-	                         {8, 8, dve::TupleField::kPeriod},
-	                         {8, 8, dve::TupleField::kOrgUnit},
-	                         {8, 8, dve::TupleField::kCategoryOptionCombo},
-	                         {8, 8, dve::TupleField::kAttributeOptionCombo},
-	                         {-1, 4, dve::TupleField::kValue},
-	                         {-1, 4, dve::TupleField::kStoredBy},
-	                         {8, 8, dve::TupleField::kCreated},
-	                         {8, 8, dve::TupleField::kLastUpdated},
-	                         {-1, 4, dve::TupleField::kComment},
-	                         {1, 1, dve::TupleField::kFollowup},
-	                         {1, 1, dve::TupleField::kDeleted}}};
-	if (state.range(0) == 1)
-		dve::RecogniseDhis2Layout(layout); /* as RowStager does; 0 walks the columns */
+	dve::TupleLayout layout = dve::Dhis2TupleLayout(); /* as RowStager recognises it */
+	layout.dhis2 = state.range(0) == 1;                /* 0 walks the columns */
 	for (auto _ : state) {
 		dve::DataValueRow row;
 		for (const char *p = chunk.Data(), *end = p + chunk.Size(); p < end; p += dve::EncodedRowSize(p)) {

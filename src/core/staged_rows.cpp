@@ -109,6 +109,13 @@ TextSlot(TupleField field) noexcept
 }
 
 namespace {
+/* Whether attribute i (from 0) has a value: a set bit in the null bitmap, or no bitmap at all. */
+inline bool
+AttributePresent(const uint8_t *bitmap, size_t i) noexcept
+{
+	return bitmap == nullptr || (bitmap[i >> 3] & (1u << (i & 7))) != 0;
+}
+
 /* DHIS2's datavalue table (2.42 and 2.43), in its column order. */
 constexpr TupleColumn kDhis2Columns[] = {{8, 8, TupleField::kDataElement},
                                          {8, 8, TupleField::kPeriod},
@@ -123,6 +130,14 @@ constexpr TupleColumn kDhis2Columns[] = {{8, 8, TupleField::kDataElement},
                                          {1, 1, TupleField::kFollowup},
                                          {1, 1, TupleField::kDeleted}};
 } // namespace
+
+TupleLayout
+Dhis2TupleLayout()
+{
+	TupleLayout layout{std::vector<TupleColumn>(std::begin(kDhis2Columns), std::end(kDhis2Columns))};
+	RecogniseDhis2Layout(layout);
+	return layout;
+}
 
 void
 RecogniseDhis2Layout(TupleLayout &layout) noexcept
@@ -178,7 +193,7 @@ bool
 ReadDhis2Columns(const StagedTuple &tuple, int64_t *ids, DataValueRow *row)
 {
 	const uint8_t *bitmap = tuple.null_bitmap;
-	const auto present = [bitmap](size_t i) { return bitmap == nullptr || (bitmap[i >> 3] & (1u << (i & 7))) != 0; };
+	const auto present = [bitmap](size_t i) { return AttributePresent(bitmap, i); };
 	const char *data = tuple.data;
 	for (size_t k = 0; k < kIdKindCount; k++)
 		ids[k] = LoadAt<int64_t>(data + 8 * k);
@@ -216,10 +231,13 @@ DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_delete
 	const StagedTuple tuple = ReadStagedTuple(record);
 	const uint8_t *bitmap = tuple.null_bitmap;
 	/*
-	 * The ids are attributes 1-5, bits 0-4 of the null bitmap. A NULL id cannot be in DHIS2's
-	 * table, but a table could allow one: the walk reads it as 0 (and the map then refuses it).
+	 * The ids are the first attributes, the low bits of the bitmap's first byte. A NULL id cannot
+	 * be in DHIS2's table, but a table could allow one: the walk reads it as 0 (and the map then
+	 * refuses it).
 	 */
-	if (layout.dhis2 && (bitmap == nullptr || (bitmap[0] & 0x1F) == 0x1F)) {
+	static_assert(kIdKindCount <= 8, "the ids' bits are in the bitmap's first byte");
+	constexpr uint8_t kIdBits = (1u << kIdKindCount) - 1;
+	if (layout.dhis2 && (bitmap == nullptr || (bitmap[0] & kIdBits) == kIdBits)) {
 		int64_t ids[kIdKindCount];
 		if (!ReadDhis2Columns(tuple, ids, row))
 			return StagedDecode::kDeferred;
@@ -233,7 +251,7 @@ DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_delete
 	const size_t columns = layout.columns.size();
 	for (size_t i = 0; i < columns; i++) {
 		const TupleColumn column = layout.columns[i];
-		const bool is_null = bitmap != nullptr && (bitmap[i >> 3] & (1u << (i & 7))) == 0;
+		const bool is_null = !AttributePresent(bitmap, i);
 		if (column.length < 0) {
 			TextField *text = &texts[TextSlot(column.field)];
 			if (is_null)

@@ -85,6 +85,8 @@ struct TupleLayout {
  * for its layout; any other layout (a column added or dropped) is walked.
  */
 void RecogniseDhis2Layout(TupleLayout &layout) noexcept;
+/* DHIS2's own datavalue layout, recognised (what PlanTupleLayout in src/pg builds for DHIS2's table). */
+TupleLayout Dhis2TupleLayout();
 
 /*
  * Decode one staged tuple into row, its ids mapped through maps; texts point into the tuple.

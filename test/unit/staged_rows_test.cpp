@@ -364,6 +364,16 @@ TEST(DecodeStagedTupleTest, RecognisesOnlyDhis2sOwnLayout)
 	RecogniseDhis2Layout(layout);
 	EXPECT_TRUE(layout.dhis2);
 
+	/* Core's own copy of the layout is this file's independent one, recognised. */
+	const TupleLayout core_layout = Dhis2TupleLayout();
+	EXPECT_TRUE(core_layout.dhis2);
+	ASSERT_EQ(core_layout.columns.size(), layout.columns.size());
+	for (size_t i = 0; i < layout.columns.size(); i++) {
+		EXPECT_EQ(core_layout.columns[i].length, layout.columns[i].length) << i;
+		EXPECT_EQ(core_layout.columns[i].alignment, layout.columns[i].alignment) << i;
+		EXPECT_EQ(core_layout.columns[i].field, layout.columns[i].field) << i;
+	}
+
 	TupleLayout added = Dhis2Layout(); /* a column a DBA added at the end */
 	added.columns.push_back(TupleColumn{4, 4, TupleField::kUnused});
 	RecogniseDhis2Layout(added);
