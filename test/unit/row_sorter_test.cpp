@@ -304,6 +304,46 @@ TEST(RowSorterTest, MergesEveryRunCount)
 	for (size_t rows : {1, 12, 25, 40, 61, 90, 150, 333, 1000})
 		CheckSortedThroughRuns(rows, 2048, 1 << 20);
 }
+TEST(RowSorterTest, LargestPossibleKeysStillBeatEndedRuns)
+{
+	/*
+	 * A run that has ended takes part in the tree with a key above every real one. Rows with the
+	 * largest ranks and timestamp come closest to it; they must still all come out, in order.
+	 */
+	const auto row = [](uint32_t id, int64_t created, uint32_t last_id) {
+		OwnedRow r{};
+		std::fill(r.ids, r.ids + kIdKindCount, id);
+		r.ids[static_cast<size_t>(IdKind::kAttributeOptionCombo)] = last_id;
+		r.created = created;
+		r.value = std::to_string(id);
+		return r;
+	};
+	const OwnedRow small = row(1, 0, 1), small2 = row(2, 0, 2);
+	const OwnedRow largest = row(UINT32_MAX, INT64_MAX, UINT32_MAX);
+	const OwnedRow next_largest = row(UINT32_MAX, INT64_MAX, UINT32_MAX - 1);
+	const std::vector<std::vector<OwnedRow>> runs = {{small}, {largest}, {small2, next_largest}, {}};
+	RunMerger merger(DefaultPlan(), runs.size());
+	for (size_t r = 0; r < runs.size(); r++) {
+		OutputBuffer bytes;
+		for (const OwnedRow &o : runs[r])
+			EncodeRow(o.View(), bytes);
+		if (bytes.Size() > 0) {
+			std::memcpy(merger.FeedSpace(r, bytes.Size()), bytes.Data(), bytes.Size());
+			merger.Fed(r, bytes.Size());
+		}
+		merger.MarkExhausted(r); /* every run is whole in its window */
+	}
+	merger.Start();
+	std::vector<std::string> merged;
+	while (!merger.Done()) {
+		merged.push_back(Describe(merger.Top()));
+		merger.Pop();
+		merger.Reposition();
+	}
+	const std::vector<std::string> expected = {Describe(small.View()), Describe(small2.View()),
+	                                           Describe(next_largest.View()), Describe(largest.View())};
+	EXPECT_EQ(merged, expected);
+}
 TEST(RowSorterTest, EmptyInput)
 {
 	CheckSortedThroughRuns(0, 1024, 64);
