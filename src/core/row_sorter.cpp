@@ -17,8 +17,6 @@ namespace datavalue_export::core {
 
 namespace {
 
-constexpr uint32_t kNullLength = UINT32_MAX;
-
 template <typename T>
 inline char *
 Store(char *w, T v) noexcept
@@ -37,16 +35,25 @@ Load(const char *&p) noexcept
 	return v;
 }
 
-inline uint32_t
-TextLength(const TextField &f) noexcept
+/* The flags byte of a compact record. */
+constexpr uint8_t kDeletedFlag = 1;
+constexpr uint8_t kFollowupShift = 1; /* followup + 1 (-1, 0 or 1) in two bits */
+constexpr uint8_t kLastUpdatedFlag = 1 << 3;
+constexpr uint8_t kNullTextShift = 4; /* value, stored_by, comment: one bit each */
+constexpr uint8_t kLongText = 0xFF;   /* a length byte saying four bytes of length follow */
+
+inline size_t
+TextSize(const TextField &f) noexcept
 {
-	return f.is_null ? kNullLength : static_cast<uint32_t>(f.size);
+	return f.is_null ? 0 : f.size;
 }
 
-/*
- * A text's bytes, if any. Without a branch on NULL (whether comment and storedBy are NULL varies
- * from row to row, and mispredicting it was a third of EncodeRow's time).
- */
+inline size_t
+LengthBytes(size_t size) noexcept
+{
+	return size < kLongText ? 1 : 1 + sizeof(uint32_t);
+}
+
 inline char *
 StoreText(char *w, const TextField &f) noexcept
 {
@@ -54,12 +61,6 @@ StoreText(char *w, const TextField &f) noexcept
 	const size_t size = f.is_null ? 0 : f.size;
 	std::memcpy(w, f.is_null ? &kNothing : f.data, size);
 	return w + size;
-}
-
-inline size_t
-TextBytes(uint32_t length) noexcept
-{
-	return length == kNullLength ? 0 : length;
 }
 
 } // namespace
@@ -185,22 +186,42 @@ RecordSortKey(const SortKeyPlan &plan, const char *record) noexcept
 	return key;
 }
 
+size_t
+EncodedRowBytes(const DataValueRow &row) noexcept
+{
+	const size_t value = TextSize(row.value), stored_by = TextSize(row.stored_by), comment = TextSize(row.comment);
+	size_t size =
+	    kCompactRowHeader + (row.last_updated != row.created ? sizeof(int64_t) : 0) + value + stored_by + comment;
+	if (__builtin_expect((value | stored_by | comment) >= kLongText, 0))
+		size += LengthBytes(value) + LengthBytes(stored_by) + LengthBytes(comment) - 3;
+	return size;
+}
+
 void
 EncodeRow(const DataValueRow &row, OutputBuffer &out)
 {
-	const size_t texts = (row.value.is_null ? 0 : row.value.size) + (row.stored_by.is_null ? 0 : row.stored_by.size) +
-	                     (row.comment.is_null ? 0 : row.comment.size);
-	char *w = out.Reserve(kCompactRowHeader + texts);
-	w = Store<uint32_t>(w, static_cast<uint32_t>(kCompactRowHeader + texts));
+	const size_t size = EncodedRowBytes(row);
+	char *w = out.Reserve(size);
+	w = Store<uint32_t>(w, static_cast<uint32_t>(size));
 	for (size_t k = 0; k < kIdKindCount; k++)
 		w = Store<uint32_t>(w, row.ids[k]);
 	w = Store<int64_t>(w, row.created);
-	w = Store<int64_t>(w, row.last_updated);
-	w = Store<int8_t>(w, row.followup);
-	w = Store<uint8_t>(w, row.deleted ? 1 : 0);
-	w = Store<uint32_t>(w, TextLength(row.value));
-	w = Store<uint32_t>(w, TextLength(row.stored_by));
-	w = Store<uint32_t>(w, TextLength(row.comment));
+	const bool last_updated_differs = row.last_updated != row.created;
+	const unsigned flags =
+	    (row.deleted ? kDeletedFlag : 0u) | static_cast<unsigned>((row.followup + 1) & 3) << kFollowupShift |
+	    (last_updated_differs ? kLastUpdatedFlag : 0u) | (row.value.is_null ? 1u : 0u) << kNullTextShift |
+	    (row.stored_by.is_null ? 2u : 0u) << kNullTextShift | (row.comment.is_null ? 4u : 0u) << kNullTextShift;
+	w = Store<uint8_t>(w, static_cast<uint8_t>(flags));
+	if (last_updated_differs)
+		w = Store<int64_t>(w, row.last_updated);
+	for (const size_t text : {TextSize(row.value), TextSize(row.stored_by), TextSize(row.comment)}) {
+		if (__builtin_expect(text < kLongText, 1))
+			w = Store<uint8_t>(w, static_cast<uint8_t>(text));
+		else {
+			w = Store<uint8_t>(w, kLongText);
+			w = Store<uint32_t>(w, static_cast<uint32_t>(text));
+		}
+	}
 	w = StoreText(w, row.value);
 	w = StoreText(w, row.stored_by);
 	w = StoreText(w, row.comment);
@@ -215,18 +236,21 @@ DecodeRow(const char *p) noexcept
 	for (size_t k = 0; k < kIdKindCount; k++)
 		row.ids[k] = Load<uint32_t>(p);
 	row.created = Load<int64_t>(p);
-	row.last_updated = Load<int64_t>(p);
-	row.followup = Load<int8_t>(p);
-	row.deleted = Load<uint8_t>(p) != 0;
-	uint32_t lengths[3];
-	for (uint32_t &length : lengths)
-		length = Load<uint32_t>(p);
+	const uint8_t flags = Load<uint8_t>(p);
+	row.deleted = (flags & kDeletedFlag) != 0;
+	row.followup = static_cast<int8_t>(((flags >> kFollowupShift) & 3) - 1);
+	row.last_updated = (flags & kLastUpdatedFlag) != 0 ? Load<int64_t>(p) : row.created;
 	TextField *fields[3] = {&row.value, &row.stored_by, &row.comment};
 	for (size_t i = 0; i < 3; i++) {
-		fields[i]->is_null = lengths[i] == kNullLength;
-		fields[i]->data = p;
-		fields[i]->size = TextBytes(lengths[i]);
-		p += fields[i]->size;
+		size_t size = Load<uint8_t>(p);
+		if (size == kLongText)
+			size = Load<uint32_t>(p);
+		fields[i]->size = size;
+		fields[i]->is_null = ((flags >> (kNullTextShift + i)) & 1) != 0;
+	}
+	for (TextField *f : fields) {
+		f->data = p;
+		p += f->size;
 	}
 	return row;
 }

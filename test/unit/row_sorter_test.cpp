@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -167,6 +168,45 @@ TEST(CompactRowTest, RoundTripsEveryField)
 		ASSERT_EQ(EncodedRowSize(buffer.Data()), buffer.Size());
 		EXPECT_EQ(Describe(DecodeRow(buffer.Data())), Describe(r.View()));
 	}
+}
+
+TEST(CompactRowTest, RoundTripsTheEncodingsEdges)
+{
+	/*
+	 * Each edge of the encoding: last_updated stored or not, NULL against empty texts, lengths at
+	 * the one-byte limit (254 in one byte, 255 and over in five), every followup and deleted.
+	 */
+	OwnedRow base{};
+	std::fill(base.ids, base.ids + kIdKindCount, 3);
+	base.created = 1700000000000000;
+	size_t cases = 0;
+	for (const int64_t last_updated : {base.created, base.created + 1, INT64_MIN})
+		for (const int8_t followup : {int8_t{-1}, int8_t{0}, int8_t{1}})
+			for (const bool deleted : {false, true})
+				for (const std::optional<std::string> &text :
+				     {std::optional<std::string>{}, std::optional<std::string>{""},
+				      std::optional(std::string(254, 'a')), std::optional(std::string(255, 'b')),
+				      std::optional(std::string(70000, 'c'))}) {
+					OwnedRow r = base;
+					r.last_updated = last_updated;
+					r.followup = followup;
+					r.deleted = deleted;
+					r.value = text;
+					r.stored_by = text ? std::optional<std::string>{} : std::optional<std::string>{"x"};
+					r.comment = text;
+					OutputBuffer buffer;
+					EncodeRow(r.View(), buffer);
+					const size_t text_bytes = text ? text->size() : 0;
+					const size_t length_bytes = text_bytes < 255 ? 0 : 4; /* beyond the one byte each */
+					const size_t expected = kCompactRowHeader + (last_updated == base.created ? 0 : 8) +
+					                        2 * (text_bytes + length_bytes) + (text ? 0 : 1);
+					ASSERT_EQ(buffer.Size(), expected);
+					ASSERT_EQ(EncodedRowSize(buffer.Data()), buffer.Size());
+					ASSERT_EQ(EncodedRowBytes(r.View()), buffer.Size());
+					EXPECT_EQ(Describe(DecodeRow(buffer.Data())), Describe(r.View()));
+					cases++;
+				}
+	EXPECT_EQ(cases, 3u * 3 * 2 * 5);
 }
 
 /*
