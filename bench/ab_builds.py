@@ -10,7 +10,9 @@ pkglibdir), restarts the cluster of test/cluster.sh, runs one untimed export, th
 COPY (SELECT export_datavalues_json(<every data set, 2009-12-28..2027-01-10, whole country>)) TO
 STDOUT, read and discarded by psycopg2. The backend's CPU is utime + stime from /proc/<pid>/stat,
 which includes its threads (the sorter and the stager) once they have ended. The library installed
-before the run is put back at the end.
+before the run is put back at the end. Besides each build's medians over all rounds it prints the
+median over rounds of each build's wall time against the first build's in the same round: this
+machine's speed drifts by a third over minutes, and a ratio within one round drifts less.
 
     sudo python3 bench/ab_builds.py bench_1000000 /tmp/before.so /tmp/after.so
     sudo python3 bench/ab_builds.py --rounds 4 --per 2 bench_10000000 /tmp/before.so /tmp/after.so
@@ -91,23 +93,34 @@ def main():
     backup = target + ".ab_builds"
     shutil.copyfile(target, backup)
     results = {lib: [] for lib in args.libraries}
+    rounds = []  # per round: each build's median wall time in that round
     try:
         for _ in range(args.rounds):
+            walls = {}
             for lib in args.libraries:
                 install(lib, target)
                 restart()
-                results[lib] += measure(args.dbname, args.per, args.setting)
+                samples = measure(args.dbname, args.per, args.setting)
+                results[lib] += samples
+                walls[lib] = statistics.median(w for w, _ in samples)
+            rounds.append(walls)
     finally:
         install(backup, target)
         os.unlink(backup)
         restart()
-    print("| build | exports | wall median, ms | wall min, ms | backend CPU median, ms |")
-    print("|---|--:|--:|--:|--:|")
+    # The machine's speed drifts over minutes: the ratio within each round (builds minutes apart at most)
+    # is steadier than the ratio of overall medians.
+    first = args.libraries[0]
+    print("| build | exports | wall median, ms | wall min, ms | backend CPU median, ms | wall / first build's, median of rounds |")
+    print("|---|--:|--:|--:|--:|--:|")
     for lib in args.libraries:
         walls = [w for w, _ in results[lib]]
         cpus = [c for _, c in results[lib]]
-        print("| %s | %d | %.1f | %.1f | %.0f |" % (os.path.basename(lib), len(walls), statistics.median(walls),
-                                                  min(walls), statistics.median(cpus)))
+        ratio = statistics.median(r[lib] / r[first] for r in rounds)
+        print("| %s | %d | %.1f | %.1f | %.0f | %.3f |" % (os.path.basename(lib), len(walls), statistics.median(walls),
+                                                         min(walls), statistics.median(cpus), ratio))
+    print("\nper round, median wall ms: " + "; ".join(
+        " / ".join("%.0f" % r[lib] for lib in args.libraries) for r in rounds))
     return 0
 
 
