@@ -271,6 +271,8 @@ DecodeRow(const char *p) noexcept
 namespace {
 /* Sorted records are gathered into writes of this size: few system calls, little memory. */
 constexpr size_t kSpillWriteBytes = 1024 * 1024;
+/* What WriteSorted returns when it stopped because the run stays in memory (errno values are positive). */
+constexpr int kKeptInMemory = -1;
 
 /* Write all of data at offset; 0 or errno (a short write without one is a full disk). */
 int
@@ -415,13 +417,17 @@ RowSorter::SortRunInBackground(int spill_fd)
 	filling_.Swap(sorted_); /* sorted_ was written: its storage is reused for the next run */
 	filling_.Clear();
 	worker_error_ = 0;
+	sorted_written_ = false;
 	sorting_.store(true, std::memory_order_relaxed);
 	try {
 		worker_ = StartSignalFreeThread([this, spill_fd] {
 			sorted_.Sort();
-			worker_error_ = WriteSortedRun(spill_fd);
+			const int result = WriteSorted(spill_fd, true);
 			close(spill_fd);
-			sorted_.Clear();
+			sorted_written_ = result == 0;
+			worker_error_ = result == kKeptInMemory ? 0 : result;
+			if (result != kKeptInMemory)
+				sorted_.Clear();
 			sorting_.store(false, std::memory_order_relaxed);
 		});
 	} catch (...) {
@@ -436,6 +442,7 @@ RowSorter::WaitForSortedRun() noexcept
 {
 	if (worker_.joinable())
 		worker_.join();
+	keep_in_memory_.store(false, std::memory_order_relaxed);
 	return worker_error_;
 }
 
@@ -486,9 +493,17 @@ PrefetchRecord(const EncodedRows &run, size_t entry) noexcept
 int
 RowSorter::WriteSortedRun(int fd) noexcept
 {
+	return WriteSorted(fd, false);
+}
+
+int
+RowSorter::WriteSorted(int fd, bool unless_kept) noexcept
+{
 	off_t offset = 0;
 	gather_.Clear();
 	const auto flush = [&]() noexcept {
+		if (unless_kept && keep_in_memory_.load(std::memory_order_relaxed))
+			return kKeptInMemory;
 		const int error = WriteFully(fd, gather_.Data(), gather_.Size(), offset);
 		offset += static_cast<off_t>(gather_.Size());
 		gather_.Clear();
@@ -518,21 +533,21 @@ RowSorter::WriteSortedRun(int fd) noexcept
 }
 
 size_t
-RowSorter::ReadSortedRun(char *destination, size_t size) noexcept
+RowSorter::Run::Read(char *destination, size_t size) noexcept
 {
 	size_t copied = 0;
-	while (copied < size && read_entry_ < sorted_.entries.size()) {
-		if (read_offset_ == 0)
-			PrefetchRecord(sorted_, read_entry_ + kPrefetchAhead);
-		const char *record = sorted_.arena.Data() + sorted_.entries[read_entry_].offset;
+	while (copied < size && read_entry < entries.size()) {
+		if (read_offset == 0)
+			PrefetchRecord(*this, read_entry + kPrefetchAhead);
+		const char *record = arena.Data() + entries[read_entry].offset;
 		const size_t record_size = EncodedRowSize(record);
-		const size_t n = std::min(record_size - read_offset_, size - copied);
-		std::memcpy(destination + copied, record + read_offset_, n);
+		const size_t n = std::min(record_size - read_offset, size - copied);
+		std::memcpy(destination + copied, record + read_offset, n);
 		copied += n;
-		read_offset_ += n;
-		if (read_offset_ == record_size) {
-			read_entry_++;
-			read_offset_ = 0;
+		read_offset += n;
+		if (read_offset == record_size) {
+			read_entry++;
+			read_offset = 0;
 		}
 	}
 	return copied;
@@ -551,6 +566,12 @@ RowSorter::ReleaseAllButSortedRun() noexcept
 	WaitForSortedRun();
 	Run empty;
 	filling_.Swap(empty); /* empty's destructor frees the storage */
+	ReleaseWriteBuffer();
+}
+
+void
+RowSorter::ReleaseWriteBuffer() noexcept
+{
 	OutputBuffer no_gather;
 	gather_.Swap(no_gather);
 }

@@ -10,9 +10,9 @@
  * Rows are kept in a compact binary form (ids, timestamps, flags, the three texts), about a
  * fifth of their rendered JSON. When a run reaches its budget it is sorted (a radix sort on the
  * key words) and written, in order, to a file src/pg opened for it (a temporary file); at the end
- * the runs are merged, the last one straight from memory, and rendered in order. An export that
- * fits in one run never touches disk, and memory stays at two half-budget runs and a megabyte
- * whatever the export's size.
+ * the runs are merged and rendered in order: the last run straight from memory, and the one
+ * before it too unless its write had ended with the scan. An export that fits in one run never
+ * touches disk, and memory stays at two half-budget runs and a megabyte whatever its size.
  *
  * May throw std::bad_alloc and std::system_error (the sorting thread).
  * SPDX-License-Identifier: PostgreSQL
@@ -165,8 +165,18 @@ class RowSorter {
 	bool SortPending() const noexcept { return worker_.joinable(); }
 	/* Whether the worker thread is still sorting or writing (SortPending stays true until the wait). */
 	bool SortBusy() const noexcept { return sorting_.load(std::memory_order_relaxed); }
-	/* Wait for the background run; returns 0 once it is in its file, else the write's errno. */
+	/*
+	 * At a scan's end the background run need not reach its file: the merge can read it from
+	 * memory beside the last run, and memory stays at the scan's two runs. Asks the worker to
+	 * stop writing the current (or next) background run at its next write of a megabyte, or not
+	 * to start, so the wait that follows is about the sort alone. WaitForSortedRun consumes the
+	 * request; SortedRunWritten then says whether the run had reached its file all the same.
+	 */
+	void KeepSortedRunInMemory() noexcept { keep_in_memory_.store(true, std::memory_order_relaxed); }
+	/* Wait for the background run: 0 once it is sorted (and in its file, unless kept), else the write's errno. */
 	int WaitForSortedRun() noexcept;
+	/* After WaitForSortedRun: whether the background run is in its file (else it is the sorted run, in memory). */
+	bool SortedRunWritten() const noexcept { return sorted_written_; }
 
 	/* Sort the filling run on this thread; it becomes the sorted run (none may be pending). */
 	void SortRun() noexcept;
@@ -190,35 +200,51 @@ class RowSorter {
 	 * stopped (records may be split between reads); 0 at the end. The merge reads a scan's last
 	 * run this way instead of writing it to a file and reading it back.
 	 */
-	size_t ReadSortedRun(char *destination, size_t size) noexcept;
-	void RewindSortedRun() noexcept { read_entry_ = read_offset_ = 0; }
+	size_t ReadSortedRun(char *destination, size_t size) noexcept { return sorted_.Read(destination, size); }
+	void RewindSortedRun() noexcept { sorted_.Rewind(); }
+	/*
+	 * The same for the sorted filling run (SortFillingRun), when the background run stayed in
+	 * memory too (KeepSortedRunInMemory): the merge then reads both runs from here.
+	 */
+	size_t ReadFillingRun(char *destination, size_t size) noexcept { return filling_.Read(destination, size); }
+	void RewindFillingRun() noexcept { filling_.Rewind(); }
 	void ClearSortedRun() noexcept;
 	/* Free both runs' memory once the last run is spilled, so the merge's read windows take its place. */
 	void ReleaseRuns() noexcept;
 	/* Free all but the sorted run, which the merge still reads (ReadSortedRun). */
 	void ReleaseAllButSortedRun() noexcept;
+	/* Free the buffer that gathers records for writes, when both runs are merged from memory. */
+	void ReleaseWriteBuffer() noexcept;
 
 	const SortKeyPlan &Plan() const noexcept { return plan_; }
 
   private:
 	using Entry = SortEntry;
 	struct Run : EncodedRows {
+		size_t read_entry = 0;  /* Read's place: an entry */
+		size_t read_offset = 0; /* and the bytes of its record already read */
+
 		void Sort() noexcept;
+		size_t Read(char *destination, size_t size) noexcept;
+		void Rewind() noexcept { read_entry = read_offset = 0; }
 		void Swap(Run &other) noexcept
 		{
 			arena.Swap(other.arena);
 			entries.swap(other.entries);
 		}
 	};
+	/* WriteSortedRun; with unless_kept, stops before a write once keep_in_memory_ is set (kKeptInMemory). */
+	int WriteSorted(int fd, bool unless_kept) noexcept;
 	SortKeyPlan plan_;
 	size_t run_budget_;
 	Run filling_;
 	Run sorted_;                       /* being sorted and written by worker_, or sorted on this thread */
 	OutputBuffer gather_;              /* sorted records gathered for one write */
-	size_t read_entry_ = 0;            /* ReadSortedRun's place: the entry of sorted_ */
-	size_t read_offset_ = 0;           /* and the bytes of its record already read */
 	int worker_error_ = 0;             /* errno of the worker's write; read after the join */
+	bool sorted_written_ = false;      /* the worker's run reached its file; read after the join */
 	std::atomic<bool> sorting_{false}; /* SortBusy: a hint only, so relaxed (a stale value moves no data) */
+	/* KeepSortedRunInMemory. Relaxed: a late look costs one more megabyte written; the join orders the rest. */
+	std::atomic<bool> keep_in_memory_{false};
 	std::thread worker_;
 };
 

@@ -89,12 +89,19 @@ struct MetadataScratch {
 	std::vector<std::vector<int64_t>> data_set_elements;
 };
 
-/* A sorted run in a temporary file (ordering.cpp), written and read in large blocks. */
+/* Where a run to merge is: its file, or one of the sorter's two runs (a scan's last runs, kept in memory). */
+enum class RunSource : uint8_t {
+	kFile,
+	kSortedRun,  /* RowSorter::ReadSortedRun */
+	kFillingRun, /* RowSorter::ReadFillingRun */
+};
+
+/* A sorted run in a temporary file (ordering.cpp), written and read in large blocks, or in memory. */
 struct RunFile {
-	File file = -1;         /* OpenTemporaryFile: removed when closed, or at transaction end */
-	off_t size = 0;         /* bytes written */
-	off_t read_at = 0;      /* the next byte the merge reads */
-	bool in_memory = false; /* no file: a scan's last run, read from the sorter (RowSorter::ReadSortedRun) */
+	File file = -1;                      /* OpenTemporaryFile: removed when closed, or at transaction end */
+	off_t size = 0;                      /* bytes written (or, in memory, to read) */
+	off_t read_at = 0;                   /* the next byte the merge reads */
+	RunSource source = RunSource::kFile; /* anything else: no file */
 };
 
 /* ordering.cpp: rows are sorted here instead of by the main query (core/row_sorter.hpp). */

@@ -209,14 +209,25 @@ TEST(CompactRowTest, RoundTripsTheEncodingsEdges)
 	EXPECT_EQ(cases, 3u * 3 * 2 * 5);
 }
 
+void ExpectSortedRows(const std::vector<OwnedRow> &rows, const std::vector<std::string> &merged);
+
+/* How CheckSortedThroughRuns sorts its runs and which it merges from memory. */
+enum class RunPath {
+	kThisThread, /* every run sorted and spilled on this thread */
+	kWorker,     /* full runs sorted and written on the worker; the last run merged from memory */
+	kWorkerKeep, /* and the worker's last run too, unless its write had ended (src/pg/ordering.cpp) */
+};
+
 /*
- * Sort in runs of a small budget, spill each, merge, and compare with std::stable_sort. With
- * background, each full run is sorted on the worker thread while the next one fills, and the last
- * run is sorted while the worker finishes and then merged from memory, as src/pg/ordering.cpp does.
+ * Sort in runs of a small budget, spill each, merge, and compare with std::stable_sort. On the
+ * worker paths each full run is sorted on the worker thread while the next one fills, and the
+ * last run is sorted while the worker finishes and then merged from memory, as
+ * src/pg/ordering.cpp does; with kWorkerKeep the worker is asked to keep its run in memory too.
  */
 void
-CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool background = false)
+CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, RunPath path = RunPath::kThisThread)
 {
+	const bool background = path != RunPath::kThisThread;
 	const auto rows = RandomRows(rows_count, static_cast<uint32_t>(rows_count + budget));
 	RowSorter sorter(DefaultPlan(), budget);
 	std::vector<std::string> runs;
@@ -228,10 +239,18 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 	};
 	std::unique_ptr<TempFile> pending_file;
 	size_t pending_bytes = 0;
-	const auto spill_pending = [&] {
+	bool kept = false; /* the worker's last run stayed in memory */
+	const auto spill_pending = [&](bool keep) {
 		if (sorter.SortPending()) {
+			if (keep)
+				sorter.KeepSortedRunInMemory();
 			ASSERT_EQ(sorter.WaitForSortedRun(), 0);
 			EXPECT_FALSE(sorter.SortBusy()) << "the run is written: the worker is done";
+			if (!sorter.SortedRunWritten()) {
+				ASSERT_TRUE(keep) << "a run is always written unless asked to stay";
+				kept = true;
+				return;
+			}
 			runs.push_back(pending_file->Contents());
 			EXPECT_EQ(runs.back().size(), pending_bytes); /* the size src/pg accounts for before the write */
 			pending_file.reset();
@@ -242,7 +261,7 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 		if (!sorter.RunFull())
 			continue;
 		if (background) {
-			spill_pending();
+			spill_pending(false);
 			pending_bytes = sorter.FillingBytes();
 			pending_file = std::make_unique<TempFile>();
 			sorter.SortRunInBackground(dup(pending_file->fd)); /* as src/pg hands the worker a duplicate */
@@ -255,7 +274,7 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 	const bool was_spilling = !runs.empty() || sorter.SortPending();
 	if (background)
 		sorter.SortFillingRun(); /* while the worker may still sort and write the run before */
-	spill_pending();
+	spill_pending(path == RunPath::kWorkerKeep);
 	std::vector<std::string> merged;
 	if (!was_spilling) {
 		sorter.SortRun();
@@ -263,8 +282,16 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 			merged.push_back(Describe(sorter.SortedRow(i)));
 	} else {
 		/* The last run: merged from memory (background, as src/pg does) or spilled like the others. */
-		size_t in_memory = SIZE_MAX;
-		if (background && !sorter.RunEmpty()) {
+		size_t in_memory = SIZE_MAX, filling_in_memory = SIZE_MAX;
+		if (kept) {
+			in_memory = runs.size();
+			runs.emplace_back(); /* read through ReadSortedRun */
+			if (!sorter.RunEmpty()) {
+				filling_in_memory = runs.size();
+				runs.emplace_back(); /* read through ReadFillingRun */
+			}
+			sorter.ReleaseWriteBuffer();
+		} else if (background && !sorter.RunEmpty()) {
 			sorter.AdoptSortedRun();
 			sorter.ReleaseAllButSortedRun();
 			in_memory = runs.size();
@@ -274,7 +301,7 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 			spill();
 			sorter.ReleaseRuns(); /* as src/pg/ordering.cpp does before the merge */
 		}
-		EXPECT_TRUE(sorter.RunEmpty());
+		EXPECT_TRUE(kept || sorter.RunEmpty());
 		EXPECT_FALSE(sorter.SortPending());
 		RunMerger merger(DefaultPlan(), runs.size());
 		std::vector<size_t> read(runs.size(), 0);
@@ -284,6 +311,8 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 				size_t n;
 				if (r == in_memory) {
 					n = sorter.ReadSortedRun(merger.FeedSpace(r, space), space);
+				} else if (r == filling_in_memory) {
+					n = sorter.ReadFillingRun(merger.FeedSpace(r, space), space);
 				} else {
 					n = std::min(space, runs[r].size() - read[r]);
 					if (n > 0) /* as src/pg reads the file */
@@ -308,6 +337,13 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, bool 
 			merger.Reposition();
 		}
 	}
+	ExpectSortedRows(rows, merged);
+}
+
+/* merged (Describe of each row) holds rows in the reference order. */
+void
+ExpectSortedRows(const std::vector<OwnedRow> &rows, const std::vector<std::string> &merged)
+{
 	std::vector<OwnedRow> expected = rows;
 	std::stable_sort(expected.begin(), expected.end(), ReferenceLess);
 	ASSERT_EQ(merged.size(), expected.size());
@@ -390,9 +426,76 @@ TEST(RowSorterTest, EmptyInput)
 }
 TEST(RowSorterTest, RunsSortedOnTheWorkerThread)
 {
-	CheckSortedThroughRuns(5000, 32 * 1024, 1 << 20, true);
-	CheckSortedThroughRuns(20000, 256 * 1024, 64, true);
-	CheckSortedThroughRuns(300, 1 << 30, 64, true); /* one run: never handed to the worker */
+	for (RunPath path : {RunPath::kWorker, RunPath::kWorkerKeep}) {
+		CheckSortedThroughRuns(5000, 32 * 1024, 1 << 20, path);
+		CheckSortedThroughRuns(20000, 256 * 1024, 64, path);
+		CheckSortedThroughRuns(300, 1 << 30, 64, path);    /* one run: never handed to the worker */
+		CheckSortedThroughRuns(160, 256 * 1024, 64, path); /* about one and a half runs (109 rows fill one) */
+	}
+}
+
+TEST(RowSorterTest, KeptRunIsNotWrittenAndMergesFromMemory)
+{
+	/*
+	 * Asked before the handover, the worker sorts its run and writes nothing (deterministic: it
+	 * looks before each write); the merge then reads both runs from memory. The request ends with
+	 * the wait: the next background run is written as usual.
+	 */
+	auto rows = RandomRows(20000, 29);
+	RowSorter sorter(DefaultPlan(), 256 * 1024);
+	TempFile file;
+	size_t i = 0;
+	while (!sorter.RunFull())
+		sorter.Add(rows[i++].View());
+	const size_t first_run_rows = i;
+	sorter.KeepSortedRunInMemory();
+	sorter.SortRunInBackground(dup(file.fd));
+	rows.resize(first_run_rows + first_run_rows / 2); /* and half a run more */
+	for (; i < rows.size(); i++)
+		sorter.Add(rows[i].View());
+	ASSERT_FALSE(sorter.RunFull());
+	sorter.SortFillingRun();
+	ASSERT_EQ(sorter.WaitForSortedRun(), 0);
+	EXPECT_FALSE(sorter.SortedRunWritten());
+	EXPECT_EQ(file.Contents().size(), 0u) << "nothing written";
+	EXPECT_EQ(sorter.SortedRows(), first_run_rows);
+
+	RunMerger merger(DefaultPlan(), 2);
+	const auto refill = [&](size_t r) {
+		while (size_t want = merger.BytesWanted(r)) {
+			const size_t space = std::max<size_t>(want, 100);
+			char *to = merger.FeedSpace(r, space);
+			const size_t n = r == 0 ? sorter.ReadSortedRun(to, space) : sorter.ReadFillingRun(to, space);
+			if (n == 0) {
+				merger.MarkExhausted(r);
+				return;
+			}
+			merger.Fed(r, n);
+		}
+	};
+	refill(0);
+	refill(1);
+	merger.Start();
+	std::vector<std::string> merged;
+	while (!merger.Done()) {
+		merged.push_back(Describe(merger.Top()));
+		const size_t r = merger.TopRun();
+		merger.Pop();
+		refill(r);
+		merger.Reposition();
+	}
+	ExpectSortedRows(rows, merged);
+
+	/* The request is spent: the next background run reaches its file. */
+	sorter.ClearSortedRun();
+	for (i = 0; !sorter.RunFull(); i++)
+		sorter.Add(rows[i].View());
+	const size_t bytes = sorter.FillingBytes();
+	TempFile next_file;
+	sorter.SortRunInBackground(dup(next_file.fd));
+	ASSERT_EQ(sorter.WaitForSortedRun(), 0);
+	EXPECT_TRUE(sorter.SortedRunWritten());
+	EXPECT_EQ(next_file.Contents().size(), bytes);
 }
 TEST(RowSorterTest, DestroyedWhileTheWorkerSorts)
 {
