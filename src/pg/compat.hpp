@@ -19,8 +19,8 @@
  *   - 18 added PG_MODULE_MAGIC_EXT (fmgr.h): the module states its name and version, shown by
  *     pg_get_loaded_modules().
  *
- * Unchanged from 14 to 18 and used as is: pq_putmessage_noblock / pq_flush (PqCommMethods,
- * libpq/libpq.h), CopyStmt, ActivePortal and Portal->commandTag, tuplestore_begin_heap,
+ * Unchanged from 14 to 18 and used as is: pq_flush (PqCommMethods) and secure_write
+ * (libpq/libpq.h), CopyStmt, ActivePortal and Portal->commandTag, tuplestore_begin_heap,
  * OpenTemporaryFile/FileClose, construct_array; for staging heap tuples (datavalue_query.cpp)
  * TTS_IS_BUFFERTUPLE, ExecFetchSlotHeapTuple, the HeapTupleHeader accessors, heap_deform_tuple and
  * the on-disk tuple format itself.
