@@ -211,6 +211,28 @@ TEST(CompactRowTest, RoundTripsTheEncodingsEdges)
 
 void ExpectSortedRows(const std::vector<OwnedRow> &rows, const std::vector<std::string> &merged);
 
+/*
+ * Feed every run (refill(r) fills run r until it holds a whole record or ends), then merge:
+ * Describe of each row, in merged order.
+ */
+template <typename Refill>
+std::vector<std::string>
+MergeAll(RunMerger &merger, size_t runs, const Refill &refill)
+{
+	for (size_t r = 0; r < runs; r++)
+		refill(r);
+	merger.Start();
+	std::vector<std::string> merged;
+	while (!merger.Done()) {
+		merged.push_back(Describe(merger.Top()));
+		const size_t r = merger.TopRun();
+		merger.Pop();
+		refill(r);
+		merger.Reposition();
+	}
+	return merged;
+}
+
 /* How CheckSortedThroughRuns sorts its runs and which it merges from memory. */
 enum class RunPath {
 	kThisThread, /* every run sorted and spilled on this thread */
@@ -326,16 +348,7 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, RunPa
 				read[r] += n;
 			}
 		};
-		for (size_t r = 0; r < runs.size(); r++)
-			refill(r);
-		merger.Start();
-		while (!merger.Done()) {
-			merged.push_back(Describe(merger.Top()));
-			const size_t r = merger.TopRun();
-			merger.Pop();
-			refill(r);
-			merger.Reposition();
-		}
+		merged = MergeAll(merger, runs.size(), refill);
 	}
 	ExpectSortedRows(rows, merged);
 }
@@ -473,18 +486,7 @@ TEST(RowSorterTest, KeptRunIsNotWrittenAndMergesFromMemory)
 			merger.Fed(r, n);
 		}
 	};
-	refill(0);
-	refill(1);
-	merger.Start();
-	std::vector<std::string> merged;
-	while (!merger.Done()) {
-		merged.push_back(Describe(merger.Top()));
-		const size_t r = merger.TopRun();
-		merger.Pop();
-		refill(r);
-		merger.Reposition();
-	}
-	ExpectSortedRows(rows, merged);
+	ExpectSortedRows(rows, MergeAll(merger, 2, refill));
 
 	/* The request is spent: the next background run reaches its file. */
 	sorter.ClearSortedRun();
