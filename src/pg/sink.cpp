@@ -381,6 +381,8 @@ FinishServerTarget(ExportSession *session)
 	session->sink.server_done = true;
 }
 
+namespace {
+
 /*
  * Write all of data to the client, as pqcomm.c's flush writes its buffer: secure_write handles
  * TLS and GSS encryption, waits while the socket is full, and lets a terminate through while
@@ -388,8 +390,6 @@ FinishServerTarget(ExportSession *session)
  * A failed write is handled as that flush handles one: reported to the log only, the connection
  * counts as lost, and the next CHECK_FOR_INTERRUPTS ends the session. False once it is lost.
  */
-namespace {
-
 bool
 WriteToClient(const char *data, size_t size)
 {
