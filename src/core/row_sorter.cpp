@@ -269,8 +269,6 @@ DecodeRow(const char *p) noexcept
 }
 
 namespace {
-/* Sorted records are gathered into writes of this size: few system calls, little memory. */
-constexpr size_t kSpillWriteBytes = 1024 * 1024;
 /* What WriteSorted returns when it stopped because the run stays in memory (errno values are positive). */
 constexpr int kKeptInMemory = -1;
 

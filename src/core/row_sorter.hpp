@@ -46,6 +46,8 @@ enum class SortComponent : uint8_t {
 };
 
 inline constexpr size_t kSortKeyWords = 4; /* 64 + 5 * 32 bits fit in 256 */
+/* Sorted records are gathered into writes of this size (RowSorter): few system calls, little memory. */
+inline constexpr size_t kSpillWriteBytes = 1024 * 1024;
 
 /* The requested order keys then every identifier not yet in it, so ties are broken too. */
 struct SortKeyPlan {

@@ -388,7 +388,7 @@ EmitSortedRows(ExportSession *session)
 	 * within the scan's memory. At 10M values (53 spilled runs) keeping both added 4.9 MB.
 	 */
 	const size_t spilled = ordering->run_files.size();
-	const bool keep = spilled + 2 <= fan_in && spilled * 2 * MergeReadSize(spilled + 2) <= 1024 * 1024;
+	const bool keep = spilled + 2 <= fan_in && spilled * 2 * MergeReadSize(spilled + 2) <= core::kSpillWriteBytes;
 	if (WaitForPendingRun(session, keep))
 		AddRunsInMemory(ordering);
 	else {
