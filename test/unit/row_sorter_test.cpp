@@ -554,9 +554,10 @@ TEST(RowSorterTest, RecordLargerThanOneWriteKeepsItsPlace)
 }
 
 /*
- * A run sorts by distributing on the bits of its keys that vary (an MSD radix sort), so check it
- * on runs whose keys vary in very different places: everything, one component only, the extremes
- * of created and of the ranks, and every row equal.
+ * A run sorts by distributing on the bits of its keys that vary (an MSD radix sort, on keys packed
+ * to those bits when they fit 96), so check it on runs whose keys vary in very different places:
+ * everything, one component only, the extremes of created and of the ranks, every row equal, and
+ * around the packed key's limits.
  */
 TEST(RowSorterTest, SortsRunsWhateverBitsOfTheKeyVary)
 {
@@ -572,6 +573,19 @@ TEST(RowSorterTest, SortsRunsWhateverBitsOfTheKeyVary)
 	    [&](OwnedRow &r) { r.ids[4] = rng() % 2 ? 0 : UINT32_MAX; },            /* the last word only */
 	    [&](OwnedRow &r) { r.ids[2] = static_cast<uint32_t>(rng() % 100000); }, /* a tie-breaker only */
 	    [&](OwnedRow &) {},                                                     /* all equal */
+	    /* Around the packed key's limit of 96 bits. Only two values of the leading parts, so rows tie on them. */
+	    [&](OwnedRow &r) { /* 136 bits vary: sorted on the full key */
+		                   r.ids[1] = rng() % 2 ? 0 : UINT32_MAX;
+		                   r.created = rng() % 2 ? INT64_MIN : INT64_MAX;
+		                   r.ids[0] = static_cast<uint32_t>(rng());
+		                   r.ids[2] = static_cast<uint32_t>(rng() % 256);
+	    },
+	    [&](OwnedRow &r) { /* 92 bits vary: the first 60 in the packed key's first word, the rest in its last 32 bits */
+		                   r.ids[1] = rng() % 2 ? 0 : (1u << 20) - 1;
+		                   r.created = rng() % 2 ? 0 : (INT64_C(1) << 40) - 1;
+		                   r.ids[0] = static_cast<uint32_t>(rng() % (1u << 16));
+		                   r.ids[2] = static_cast<uint32_t>(rng() % (1u << 16));
+	    },
 	};
 	for (size_t shape = 0; shape < shapes.size(); shape++) {
 		std::vector<OwnedRow> rows(20000);
