@@ -37,6 +37,7 @@ MB = 1e6  # output sizes and rates are in decimal megabytes
 MEMORY_POLL_SECONDS = 0.005
 COMMAND_TIMEOUT_SECONDS = 4 * 3600
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+CORES = os.cpu_count() or 1
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 # Targets of issue 4 (bench/README.md, "Reading the targets table").
@@ -108,6 +109,14 @@ def read_cpu_seconds(pid):
         return None
     fields = text[text.rindex(")") + 2 :].split()
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def read_steal_seconds():
+    """CPU time the hypervisor gave other guests while this VM's CPUs wanted to run, all CPUs summed
+    ("steal" in /proc/stat); 0 on bare metal. A run with steal was slowed by the host, not by its work."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()
+    return int(fields[8]) / CLK_TCK if len(fields) > 8 else 0.0
 
 
 class MemoryPoller(threading.Thread):
@@ -213,10 +222,12 @@ def measure(db, variant, command, setup_commands=()):
     poller = MemoryPoller(bpid)
     poller.peak_anon_kb = base["RssAnon"]
     poller.start()
+    base_steal = read_steal_seconds()
     t0 = time.monotonic()
     session.send(command)
     lines = session.run_until_marker("__DONE__")
     seconds = time.monotonic() - t0
+    steal = read_steal_seconds() - base_steal
     poller.stop()
     end = read_status(bpid)
     cpu_backend = read_cpu_seconds(bpid) - base_cpu_backend
@@ -247,6 +258,7 @@ def measure(db, variant, command, setup_commands=()):
         "memory_samples": poller.samples,
         "backend_cpu_seconds": cpu_backend,
         "psql_cpu_seconds": cpu_psql,
+        "steal_seconds": steal,
         "backend_pid": bpid,
     }
 
@@ -302,11 +314,13 @@ def measure_java(db, variant, args):
     poller = MemoryPoller(bpid)
     poller.peak_anon_kb = base["RssAnon"]
     poller.start()
+    base_steal = read_steal_seconds()
     t0 = time.monotonic()
     proc.stdin.write("go\n")
     proc.stdin.flush()
     done = proc.stdout.readline()
     seconds = time.monotonic() - t0
+    steal = read_steal_seconds() - base_steal
     poller.stop()
     # Check the reply first: a peer that died took its backend with it, and its stderr says why.
     m = re.match(r"^DONE (\d+) ([0-9.]+)$", done.strip())
@@ -337,6 +351,7 @@ def measure_java(db, variant, args):
         "memory_samples": poller.samples,
         "backend_cpu_seconds": cpu_backend,
         "psql_cpu_seconds": cpu_client,  # the client's CPU: here the JVM, all its threads
+        "steal_seconds": steal,
         "backend_pid": bpid,
     }
 
@@ -852,6 +867,8 @@ def summarize(size):
             "peak_rss_mb": max(r["rss_anon_growth_mb"] for r in v["runs"]),
             "backend_cpu": statistics.median(r["backend_cpu_seconds"] for r in v["runs"]),
             "psql_cpu": statistics.median(r["psql_cpu_seconds"] for r in v["runs"]),
+            # Steal as a share of the CPU time the VM's cores had over each run, the worst run's.
+            "steal_pct": max(100 * r.get("steal_seconds", 0) / (r["wall_seconds"] * CORES) for r in v["runs"]),
         }
     json_bytes = out.get("ours_json", {}).get("output_bytes")
     for name in ("ours_json_devnull", "ours_json_select"):
@@ -874,8 +891,8 @@ def variants_table(summary):
     ours = summary.get("ours_json", {}).get("median")
     lines = [
         "| variant | median s | min s | max s | µs/value | output MB | MB/s | speedup vs native CSV |"
-        " time / our JSON | peak RSS MB | backend CPU s | client CPU s |",
-        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        " time / our JSON | peak RSS MB | backend CPU s | client CPU s | steal % |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for name, s in summary.items():
         mb = s["output_bytes"] / MB if s["output_bytes"] is not None else None
@@ -886,7 +903,7 @@ def variants_table(summary):
             f"| {label} | {fmt(s['median'])} | {fmt(s['min'])} | {fmt(s['max'])} | {fmt(s['us_per_value'], 2)} |"
             f" {mb_text} | {fmt(rate, 0)} |"
             f" {ratio(native, s['median'])} | {ratio(s['median'], ours)} | {fmt(s['peak_rss_mb'], 1)} |"
-            f" {fmt(s['backend_cpu'], 2)} | {fmt(s['psql_cpu'], 2)} |"
+            f" {fmt(s['backend_cpu'], 2)} | {fmt(s['psql_cpu'], 2)} | {fmt(s['steal_pct'], 1)} |"
         )
     return "\n".join(lines)
 
@@ -1268,7 +1285,9 @@ def report(sizes, env, args, micro, scaling):
             " telling the warmed-up JVM to start to its report (JVM start, connection and JIT warm-up excluded)."
             " Output MB in parentheses: not written, our JSON's size. Peak RSS MB: highest growth of the backend's"
             " private memory (RssAnon) over the idle session, sampled every 5 ms, worst of the repetitions; parallel"
-            " workers not included. Client CPU: psql's, or the JVM's (all threads) for dhis2_242_java."
+            " workers not included. Client CPU: psql's, or the JVM's (all threads) for dhis2_242_java. Steal %:"
+            " CPU time the hypervisor gave to other guests while this VM's cores wanted it, as a share of the"
+            " cores' time over the run, worst of the repetitions (/proc/stat; 0 on bare metal)."
         )
         if size["problems"]:
             out.append("")
