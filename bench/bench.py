@@ -868,7 +868,7 @@ def summarize(size):
             "backend_cpu": statistics.median(r["backend_cpu_seconds"] for r in v["runs"]),
             "psql_cpu": statistics.median(r["psql_cpu_seconds"] for r in v["runs"]),
             # Steal as a share of the CPU time the VM's cores had over each run, the worst run's.
-            "steal_pct": max(100 * r.get("steal_seconds", 0) / (r["wall_seconds"] * CORES) for r in v["runs"]),
+            "steal_pct": max(100 * r["steal_seconds"] / (r["wall_seconds"] * CORES) for r in v["runs"]),
         }
     json_bytes = out.get("ours_json", {}).get("output_bytes")
     for name in ("ours_json_devnull", "ours_json_select"):

@@ -360,7 +360,6 @@ struct PackedEntry {
 };
 static_assert(sizeof(PackedEntry) == 16 && sizeof(PackedEntry) <= sizeof(SortEntry),
               "packed entries are written over the entries they come from");
-constexpr int kPackedKeyBits = 96;
 
 inline uint64_t
 KeyWord(const SortEntry &e, size_t word) noexcept
@@ -449,14 +448,12 @@ class KeyPacking {
 		for (size_t i = 1; i < count; i++)
 			for (size_t w = 0; w < kSortKeyWords; w++)
 				varying[w] |= entries[i].key.words[w] ^ entries[0].key.words[w];
-		int free_bits = 64; /* left in the word being filled */
-		bool in_low = false;
+		int free_bits = 64; /* left in the first 64 bits, then (once first_low_ is set) in the last 32 */
 		for (size_t h = 0; h < kHalves; h++) {
 			const uint32_t bits = Half(varying, h);
 			const int width = bits == 0 ? 0 : 32 - __builtin_clz(bits);
 			mask_[h] = width == 0 ? 0 : UINT32_MAX >> (32 - width);
-			if (!in_low && width > free_bits) {
-				in_low = true;
+			if (first_low_ == kHalves && width > free_bits) {
 				free_bits = 32;
 				first_low_ = h;
 			}
@@ -467,8 +464,6 @@ class KeyPacking {
 			free_bits -= width;
 			shift_[h] = width == 0 ? 0 : free_bits; /* a constant half packs as 0 bits: no shift by 64 */
 		}
-		if (!in_low)
-			first_low_ = kHalves;
 	}
 
 	bool Fits() const noexcept { return fits_; }

@@ -12,8 +12,8 @@
  * bits of its keys that vary, packed into 96 when they fit) and written, in order, to a file
  * src/pg opened for it (a temporary file); at the end the runs are merged and rendered in
  * order: the last run straight from memory, and the one before it too unless its write had
- * ended with the scan. An export that fits in one run never
- * touches disk, and memory stays at two half-budget runs and a megabyte whatever its size.
+ * ended with the scan. An export that fits in one run never touches disk, and memory stays at
+ * two half-budget runs and a megabyte whatever its size.
  *
  * May throw std::bad_alloc and std::system_error (the sorting thread).
  * SPDX-License-Identifier: PostgreSQL

@@ -200,6 +200,13 @@ RefillRun(ExportSession *session, RunFile *file, size_t run, size_t read_size)
 	}
 }
 
+/* datavalue_export.sort_run_memory in bytes: the budget of the sorter's runs and of a merge. */
+size_t
+SortRunBudget()
+{
+	return static_cast<size_t>(sort_run_memory_kb) * 1024;
+}
+
 /*
  * How many runs one merge reads at once. A run being merged costs its read window (a read plus
  * what is left of a record: 16 kB at the smallest read size), so merging at most budget / 32 kB
@@ -209,8 +216,7 @@ RefillRun(ExportSession *session, RunFile *file, size_t run, size_t read_size)
 size_t
 MergeFanIn()
 {
-	const size_t run_bytes = static_cast<size_t>(sort_run_memory_kb) * 1024;
-	return Max(run_bytes / (32 * 1024), static_cast<size_t>(4));
+	return Max(SortRunBudget() / (32 * 1024), static_cast<size_t>(4));
 }
 
 /*
@@ -220,8 +226,7 @@ MergeFanIn()
 size_t
 MergeReadSize(size_t runs)
 {
-	const size_t run_bytes = static_cast<size_t>(sort_run_memory_kb) * 1024;
-	return Min(Max(run_bytes / runs, static_cast<size_t>(8 * 1024)), static_cast<size_t>(64 * 1024));
+	return Min(Max(SortRunBudget() / runs, static_cast<size_t>(8 * 1024)), static_cast<size_t>(64 * 1024));
 }
 
 /*
@@ -450,7 +455,7 @@ StartOrdering(ExportSession *session)
 	 * in a bounded heap instead of sorting everything, when they are few enough to be kept in
 	 * a fraction of the run budget.
 	 */
-	const size_t run_bytes = static_cast<size_t>(sort_run_memory_kb) * 1024;
+	const size_t run_bytes = SortRunBudget();
 	if (request.limit) {
 		const uint64 wanted = ordering->rows_to_skip + static_cast<uint64>(*request.limit);
 		if (wanted > 0 && wanted <= run_bytes / 256) {
@@ -472,7 +477,7 @@ AddToOrdering(ExportSession *session, const core::DataValueRow &row)
 	Ordering *ordering = &session->state->ordering;
 	if (ordering->top) {
 		DVE_CORE(ordering->top->Add(row));
-		const size_t run_bytes = static_cast<size_t>(sort_run_memory_kb) * 1024;
+		const size_t run_bytes = SortRunBudget();
 		if (ordering->top->Bytes() <= run_bytes)
 			return;
 		/* Very large rows: the kept rows outgrew the budget; sort them with the rest in runs. */
