@@ -267,10 +267,17 @@ BM_RunMerger_Merge(benchmark::State &state)
 				dve::EncodeRow(fx.rows[i], run_bytes[r]);
 		}
 	}
+	/* Packed keys (the spread of the rows' keys), or whole keys in the tree (every bit assumed to vary). */
+	dve::KeySpread spread = dve::KeySpread::Everything();
+	if (state.range(1) != 0) {
+		spread = dve::KeySpread{};
+		for (const dve::DataValueRow &row : fx.rows)
+			spread.Add(dve::MakeSortKey(plan, row));
+	}
 	constexpr size_t kRead = 64 * 1024;
 	std::vector<size_t> read_at(runs);
 	for (auto _ : state) {
-		dve::RunMerger merger(plan, runs);
+		dve::RunMerger merger(plan, runs, spread);
 		const auto refill = [&](size_t r) {
 			while (merger.BytesWanted(r) > 0) {
 				const size_t n = std::min(kRead, run_bytes[r].Size() - read_at[r]);
@@ -299,4 +306,7 @@ BM_RunMerger_Merge(benchmark::State &state)
 	}
 	state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * fx.rows.size()));
 }
-BENCHMARK(BM_RunMerger_Merge)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RunMerger_Merge)
+    ->ArgNames({"runs", "packed"})
+    ->ArgsProduct({{8, 64}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);

@@ -162,33 +162,58 @@ SortKeyPlan::SortKeyPlan(std::vector<SortComponent> order) : components(std::mov
 }
 
 namespace {
+/* The 32-bit values a key's halves come from, indexed by SortKeyPlan::half_source. */
+[[gnu::always_inline]] inline void
+KeySources(const uint32_t *ids, int64_t created_signed, uint32_t *source) noexcept
+{
+	static_assert(kZero < 8, "the half sources must fit in eight");
+	/* Flip the sign bit: signed order as unsigned. */
+	const uint64_t created = static_cast<uint64_t>(created_signed) ^ (UINT64_C(1) << 63);
+	for (size_t k = 0; k < kIdKindCount; k++)
+		source[k] = ids[k];
+	source[kCreatedHigh] = static_cast<uint32_t>(created >> 32);
+	source[kCreatedLow] = static_cast<uint32_t>(created);
+	source[kZero] = 0;
+}
+
 /*
  * Writes the key in place. Returned by value, the 32-byte key was stored as 8-byte words and
  * copied on with 16-byte loads, which cannot be forwarded from those stores and stall: half of
  * RowSorter::Add's own perf samples were on that copy.
  */
 [[gnu::always_inline]] inline void
-FillKey(const SortKeyPlan &plan, const uint32_t *ids, int64_t created_signed, SortKey *key) noexcept
+ComposeKey(const SortKeyPlan &plan, const uint32_t *source, SortKey *key) noexcept
 {
-	static_assert(kZero < 8, "the half sources must fit the table below");
-	/* Flip the sign bit: signed order as unsigned. */
-	const uint64_t created = static_cast<uint64_t>(created_signed) ^ (UINT64_C(1) << 63);
-	const uint32_t source[8] = {
-	    ids[0], ids[1], ids[2], ids[3], ids[4], static_cast<uint32_t>(created >> 32), static_cast<uint32_t>(created),
-	    0};
 	for (size_t i = 0; i < kSortKeyWords; i++)
 		key->words[i] =
 		    (static_cast<uint64_t>(source[plan.half_source[2 * i]]) << 32) | source[plan.half_source[2 * i + 1]];
 }
 
 [[gnu::always_inline]] inline void
-FillRecordKey(const SortKeyPlan &plan, const char *record, SortKey *key) noexcept
+FillKey(const SortKeyPlan &plan, const uint32_t *ids, int64_t created_signed, SortKey *key) noexcept
+{
+	uint32_t source[8];
+	KeySources(ids, created_signed, source);
+	ComposeKey(plan, source, key);
+}
+
+/* KeySources of an encoded record (EncodeRow), from its ids and created timestamp. */
+[[gnu::always_inline]] inline void
+RecordKeySources(const char *record, uint32_t *source) noexcept
 {
 	const char *p = record + sizeof(uint32_t); /* after the record size: the ids, then created */
 	uint32_t ids[kIdKindCount];
 	for (uint32_t &id : ids)
 		id = Load<uint32_t>(p);
-	FillKey(plan, ids, Load<int64_t>(p), key);
+	KeySources(ids, Load<int64_t>(p), source);
+}
+
+[[gnu::always_inline]] inline void
+FillRecordKey(const SortKeyPlan &plan, const char *record, SortKey *key) noexcept
+{
+	uint32_t source[8];
+	RecordKeySources(record, source);
+	ComposeKey(plan, source, key);
 }
 } // namespace
 
@@ -432,6 +457,21 @@ RadixSort(Entry *first, Entry *last, size_t word, Less less) noexcept
 	}
 }
 
+/* 32-bit half h of a key's words, most significant first. */
+inline uint32_t
+Half(const uint64_t *words, size_t h) noexcept
+{
+	return static_cast<uint32_t>(words[h / 2] >> (h % 2 == 0 ? 32 : 0));
+}
+
+/* The bits of half h below its highest varying one (all of them from there down), or 0. */
+inline uint32_t
+VaryingMask(const KeySpread &spread, size_t h) noexcept
+{
+	const uint32_t bits = Half(spread.varying, h);
+	return bits == 0 ? 0 : UINT32_MAX >> __builtin_clz(bits);
+}
+
 /*
  * How a run's keys pack into 96 bits: each 32-bit half of the key cut to the bits that vary over
  * the run (above its highest varying bit a half is the same in every entry), the halves in key
@@ -442,17 +482,12 @@ class KeyPacking {
   public:
 	static constexpr size_t kHalves = 2 * kSortKeyWords;
 
-	KeyPacking(const SortEntry *entries, size_t count) noexcept
+	explicit KeyPacking(const KeySpread &spread) noexcept
 	{
-		uint64_t varying[kSortKeyWords] = {0};
-		for (size_t i = 1; i < count; i++)
-			for (size_t w = 0; w < kSortKeyWords; w++)
-				varying[w] |= entries[i].key.words[w] ^ entries[0].key.words[w];
 		int free_bits = 64; /* left in the first 64 bits, then (once first_low_ is set) in the last 32 */
 		for (size_t h = 0; h < kHalves; h++) {
-			const uint32_t bits = Half(varying, h);
-			const int width = bits == 0 ? 0 : 32 - __builtin_clz(bits);
-			mask_[h] = width == 0 ? 0 : UINT32_MAX >> (32 - width);
+			mask_[h] = VaryingMask(spread, h);
+			const int width = __builtin_popcount(mask_[h]);
 			if (first_low_ == kHalves && width > free_bits) {
 				free_bits = 32;
 				first_low_ = h;
@@ -479,11 +514,6 @@ class KeyPacking {
 	}
 
   private:
-	static uint32_t Half(const uint64_t *words, size_t h) noexcept
-	{
-		return static_cast<uint32_t>(words[h / 2] >> (h % 2 == 0 ? 32 : 0));
-	}
-
 	uint32_t mask_[kHalves] = {0};
 	int shift_[kHalves] = {0};
 	size_t first_low_ = kHalves;
@@ -504,7 +534,10 @@ RowSorter::Run::Sort() noexcept
 {
 	SortEntry *const first = entries.data();
 	const size_t count = entries.size();
-	const KeyPacking packing(first, count);
+	spread = KeySpread{};
+	for (size_t i = 0; i < count; i++)
+		spread.Add(first[i].key);
+	const KeyPacking packing(spread);
 	if (!packing.Fits() || arena.Size() > UINT32_MAX) {
 		RadixSort(first, first + count, 0, [](const Entry &a, const Entry &b) { return KeyLess(a.key, b.key); });
 		return;
@@ -553,8 +586,10 @@ RowSorter::SortRunInBackground(int spill_fd)
 int
 RowSorter::WaitForSortedRun() noexcept
 {
-	if (worker_.joinable())
+	if (worker_.joinable()) {
 		worker_.join();
+		spread_.Merge(sorted_.spread);
+	}
 	keep_in_memory_.store(false, std::memory_order_relaxed);
 	return worker_error_;
 }
@@ -570,6 +605,7 @@ void
 RowSorter::SortFillingRun() noexcept
 {
 	filling_.Sort();
+	spread_.Merge(filling_.spread);
 }
 
 void
@@ -698,7 +734,32 @@ RowSorter::ReleaseRuns() noexcept
 	RewindSortedRun();
 }
 
-RunMerger::RunMerger(SortKeyPlan plan, size_t runs) : plan_(std::move(plan)), cursors_(runs) {}
+RunMerger::RunMerger(SortKeyPlan plan, size_t runs, const KeySpread &spread)
+    : plan_(std::move(plan)), packing_(PlanPacking(plan_, spread, runs)), cursors_(runs)
+{
+}
+
+/* The halves from the least significant up, each above the bits of the ones before it and the run's. */
+RunMerger::Packing
+RunMerger::PlanPacking(const SortKeyPlan &plan, const KeySpread &spread, size_t runs) noexcept
+{
+	Packing packing;
+	packing.run_bits = static_cast<uint8_t>(runs < 2 ? 0 : 64 - __builtin_clzll(runs - 1));
+	int used = packing.run_bits;
+	for (size_t h = 2 * kSortKeyWords; h-- > 0;) {
+		const uint32_t mask = VaryingMask(spread, h);
+		if (mask == 0)
+			continue; /* the same in every key */
+		packing.source[packing.halves] = plan.half_source[h];
+		packing.mask[packing.halves] = mask;
+		packing.shift[packing.halves] = static_cast<uint8_t>(std::min(used, 127));
+		packing.halves++;
+		used += __builtin_popcount(mask);
+	}
+	/* Real keys stay below 2^127, so a run without a head (all ones above its number) loses to each. */
+	packing.fits = used <= 127;
+	return packing;
+}
 
 bool
 RunMerger::Cursor::HasRecord() const noexcept
@@ -780,9 +841,64 @@ RunMerger::LoadHead(size_t run) noexcept
  * The tree is the implicit complete binary tree of a heap with the runs as leaves runs..2*runs-1;
  * inner node n keeps the loser of the match between its children's winners.
  */
+RunMerger::PackedKey
+RunMerger::LoadPackedHead(size_t run) noexcept
+{
+	Cursor &c = cursors_[run];
+	c.has_head = c.HasRecord();
+	if (!c.has_head)
+		return (~PackedKey{0} << packing_.run_bits) | run;
+	uint32_t source[8];
+	RecordKeySources(c.window.Data() + c.position, source);
+	PackedKey key = run;
+	for (size_t i = 0; i < packing_.halves; i++)
+		key |= static_cast<PackedKey>(source[packing_.source[i]] & packing_.mask[i]) << packing_.shift[i];
+	return key;
+}
+
+/* As Start, the node keeping the larger packed key (the loser) of its children's winners. */
+void
+RunMerger::StartPacked()
+{
+	const size_t k = cursors_.size();
+	std::vector<PackedKey> winners(2 * k);
+	for (size_t r = 0; r < k; r++)
+		winners[k + r] = LoadPackedHead(r);
+	packed_tree_.assign(k, 0);
+	for (size_t n = k - 1; n >= 1; n--) {
+		winners[n] = std::min(winners[2 * n], winners[2 * n + 1]);
+		packed_tree_[n] = std::max(winners[2 * n], winners[2 * n + 1]);
+	}
+	winner_ = static_cast<size_t>(winners[1]) & ((size_t{1} << packing_.run_bits) - 1);
+}
+
+/* Replay with packed keys: the run's number travels in the key's low bits. */
+void
+RunMerger::ReplayPacked(PackedKey key) noexcept
+{
+	const size_t run_mask = (size_t{1} << packing_.run_bits) - 1;
+	for (size_t n = ((static_cast<size_t>(key) & run_mask) + cursors_.size()) / 2; n >= 1; n /= 2) {
+		PackedKey &node = packed_tree_[n];
+		/* node < key on the two words with & and |: GCC compiles a 128-bit < to a branch. */
+		const uint64_t node_high = static_cast<uint64_t>(node >> 64), key_high = static_cast<uint64_t>(key >> 64);
+		const uint64_t node_less = static_cast<uint64_t>(node_high < key_high) |
+		                           (static_cast<uint64_t>(node_high == key_high) &
+		                            static_cast<uint64_t>(static_cast<uint64_t>(node) < static_cast<uint64_t>(key)));
+		const PackedKey swap = PackedKey{0} - node_less;
+		const PackedKey differ = (node ^ key) & swap;
+		node ^= differ;
+		key ^= differ;
+	}
+	winner_ = static_cast<size_t>(key) & run_mask;
+}
+
 void
 RunMerger::Start()
 {
+	if (packing_.fits && !cursors_.empty()) {
+		StartPacked();
+		return;
+	}
 	const size_t k = cursors_.size();
 	for (size_t r = 0; r < k; r++)
 		LoadHead(r);
@@ -849,6 +965,10 @@ RunMerger::Pop() noexcept
 void
 RunMerger::Reposition() noexcept
 {
+	if (packing_.fits) {
+		ReplayPacked(LoadPackedHead(winner_));
+		return;
+	}
 	LoadHead(winner_);
 	Replay(winner_);
 }

@@ -237,7 +237,8 @@ void
 MergeRuns(ExportSession *session, RunFile *files, size_t count, RunFile *out)
 {
 	Ordering *ordering = &session->state->ordering;
-	DVE_CORE(ordering->merger = std::make_unique<core::RunMerger>(ordering->sorter->Plan(), count));
+	DVE_CORE(ordering->merger =
+	             std::make_unique<core::RunMerger>(ordering->sorter->Plan(), count, ordering->sorter->Spread()));
 	const size_t read_size = MergeReadSize(count);
 	for (size_t r = 0; r < count; r++) {
 		files[r].read_at = 0;

@@ -325,7 +325,7 @@ CheckSortedThroughRuns(size_t rows_count, size_t budget, size_t feed_size, RunPa
 		}
 		EXPECT_TRUE(kept || sorter.RunEmpty());
 		EXPECT_FALSE(sorter.SortPending());
-		RunMerger merger(DefaultPlan(), runs.size());
+		RunMerger merger(DefaultPlan(), runs.size(), sorter.Spread());
 		std::vector<size_t> read(runs.size(), 0);
 		const auto refill = [&](size_t r) {
 			while (size_t want = merger.BytesWanted(r)) {
@@ -393,6 +393,42 @@ TEST(RowSorterTest, MergesEveryRunCount)
 	for (size_t rows : {1, 12, 25, 40, 61, 90, 150, 333, 1000})
 		CheckSortedThroughRuns(rows, 2048, 1 << 20);
 }
+/*
+ * Merge runs of rows (each already in order) held whole in their windows: with the spread of
+ * their keys, or with every bit assumed to vary (whole keys in the tree). Describe of each row.
+ */
+std::vector<std::string>
+MergeRowRuns(const std::vector<std::vector<OwnedRow>> &runs, bool whole_keys, bool *packed = nullptr)
+{
+	KeySpread spread = KeySpread::Everything();
+	if (!whole_keys) {
+		spread = KeySpread{};
+		for (const auto &run : runs)
+			for (const OwnedRow &o : run)
+				spread.Add(MakeSortKey(DefaultPlan(), o.View()));
+	}
+	RunMerger merger(DefaultPlan(), runs.size(), spread);
+	if (packed != nullptr)
+		*packed = merger.KeysPacked();
+	for (size_t r = 0; r < runs.size(); r++) {
+		OutputBuffer bytes;
+		for (const OwnedRow &o : runs[r])
+			EncodeRow(o.View(), bytes);
+		if (bytes.Size() > 0) {
+			std::memcpy(merger.FeedSpace(r, bytes.Size()), bytes.Data(), bytes.Size());
+			merger.Fed(r, bytes.Size());
+		}
+		merger.MarkExhausted(r); /* every run is whole in its window */
+	}
+	merger.Start();
+	std::vector<std::string> merged;
+	while (!merger.Done()) {
+		merged.push_back(Describe(merger.Top()));
+		merger.Pop();
+		merger.Reposition();
+	}
+	return merged;
+}
 TEST(RowSorterTest, LargestPossibleKeysStillBeatEndedRuns)
 {
 	/*
@@ -411,27 +447,51 @@ TEST(RowSorterTest, LargestPossibleKeysStillBeatEndedRuns)
 	const OwnedRow largest = row(UINT32_MAX, INT64_MAX, UINT32_MAX);
 	const OwnedRow next_largest = row(UINT32_MAX, INT64_MAX, UINT32_MAX - 1);
 	const std::vector<std::vector<OwnedRow>> runs = {{small}, {largest}, {small2, next_largest}, {}};
-	RunMerger merger(DefaultPlan(), runs.size());
-	for (size_t r = 0; r < runs.size(); r++) {
-		OutputBuffer bytes;
-		for (const OwnedRow &o : runs[r])
-			EncodeRow(o.View(), bytes);
-		if (bytes.Size() > 0) {
-			std::memcpy(merger.FeedSpace(r, bytes.Size()), bytes.Data(), bytes.Size());
-			merger.Fed(r, bytes.Size());
-		}
-		merger.MarkExhausted(r); /* every run is whole in its window */
-	}
-	merger.Start();
-	std::vector<std::string> merged;
-	while (!merger.Done()) {
-		merged.push_back(Describe(merger.Top()));
-		merger.Pop();
-		merger.Reposition();
-	}
+	EXPECT_EQ(MergeRowRuns(runs, false), MergeRowRuns(runs, true)) << "every bit varies: whole keys either way";
 	const std::vector<std::string> expected = {Describe(small.View()), Describe(small2.View()),
 	                                           Describe(next_largest.View()), Describe(largest.View())};
-	EXPECT_EQ(merged, expected);
+	EXPECT_EQ(MergeRowRuns(runs, false), expected);
+}
+TEST(RowSorterTest, PackedKeysMergeAsWholeKeysDo)
+{
+	/*
+	 * The merge packs keys and the run's number into 127 bits when they fit. Keys whose varying
+	 * bits take exactly 127 (created over 64 bits, two ids over 32 and 31) pack with one run and
+	 * not with two (the run's bit makes 128); both must merge in order, as whole keys do.
+	 */
+	const auto row = [](uint32_t de, uint32_t pe, int64_t created) {
+		OwnedRow r{};
+		r.ids[static_cast<size_t>(IdKind::kDataElement)] = de;
+		r.ids[static_cast<size_t>(IdKind::kPeriod)] = pe;
+		r.created = created;
+		r.value = std::to_string(de) + "/" + std::to_string(pe);
+		return r;
+	};
+	std::vector<OwnedRow> rows = {row(0, 0, INT64_MIN), row(UINT32_MAX, 5, -1), row(7, INT32_MAX, 0),
+	                              row(UINT32_MAX, INT32_MAX, INT64_MAX), row(3, 1, 12345)};
+	std::vector<OwnedRow> sorted = rows;
+	std::stable_sort(sorted.begin(), sorted.end(), ReferenceLess);
+	std::vector<std::string> expected;
+	for (const OwnedRow &r : sorted)
+		expected.push_back(Describe(r.View()));
+	bool packed = false;
+	EXPECT_EQ(MergeRowRuns({sorted}, false, &packed), expected);
+	EXPECT_TRUE(packed) << "127 bits";
+	const std::vector<std::vector<OwnedRow>> two = {{sorted[0], sorted[2], sorted[4]}, {sorted[1], sorted[3]}};
+	EXPECT_EQ(MergeRowRuns(two, false, &packed), expected);
+	EXPECT_FALSE(packed) << "128 bits";
+	EXPECT_EQ(MergeRowRuns(two, true, &packed), expected);
+	EXPECT_FALSE(packed);
+	/* The random rows of the other tests (about 80 varying bits: packed), with full-key ties. */
+	const auto random = RandomRows(3000, 11);
+	std::vector<std::vector<OwnedRow>> many(9);
+	for (size_t i = 0; i < random.size(); i++)
+		many[i % many.size()].push_back(random[i]);
+	for (auto &run : many)
+		std::stable_sort(run.begin(), run.end(), ReferenceLess);
+	ExpectSortedRows(random, MergeRowRuns(many, false, &packed));
+	EXPECT_TRUE(packed);
+	ExpectSortedRows(random, MergeRowRuns(many, true));
 }
 TEST(RowSorterTest, EmptyInput)
 {
@@ -473,7 +533,7 @@ TEST(RowSorterTest, KeptRunIsNotWrittenAndMergesFromMemory)
 	EXPECT_EQ(file.Contents().size(), 0u) << "nothing written";
 	EXPECT_EQ(sorter.SortedRows(), first_run_rows);
 
-	RunMerger merger(DefaultPlan(), 2);
+	RunMerger merger(DefaultPlan(), 2, sorter.Spread());
 	const auto refill = [&](size_t r) {
 		while (size_t want = merger.BytesWanted(r)) {
 			const size_t space = std::max<size_t>(want, 100);
