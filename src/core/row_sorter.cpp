@@ -841,6 +841,53 @@ RunMerger::LoadHead(size_t run) noexcept
  * The tree is the implicit complete binary tree of a heap with the runs as leaves runs..2*runs-1;
  * inner node n keeps the loser of the match between its children's winners.
  */
+void
+RunMerger::Start()
+{
+	if (packing_.fits && !cursors_.empty()) {
+		StartPacked();
+		return;
+	}
+	const size_t k = cursors_.size();
+	for (size_t r = 0; r < k; r++)
+		LoadHead(r);
+	tree_.assign(k, Node{kNoHead, 0});
+	winner_ = 0;
+	if (k < 2)
+		return;
+	std::vector<size_t> winners(2 * k);
+	for (size_t r = 0; r < k; r++)
+		winners[k + r] = r;
+	for (size_t n = k - 1; n >= 1; n--) {
+		const size_t a = winners[2 * n], b = winners[2 * n + 1];
+		const bool a_wins = !KeyLess(cursors_[b].key, cursors_[a].key);
+		winners[n] = a_wins ? a : b;
+		tree_[n] = Node{cursors_[a_wins ? b : a].key, a_wins ? b : a};
+	}
+	winner_ = winners[1];
+}
+
+void
+RunMerger::Replay(size_t run) noexcept
+{
+	/* The winner so far travels up in registers; where a node's loser beats it, the two swap. */
+	SortKey key = cursors_[run].key;
+	size_t winner = run;
+	for (size_t n = (run + cursors_.size()) / 2; n >= 1; n /= 2) {
+		Node &node = tree_[n];
+		const uint64_t swap = UINT64_C(0) - static_cast<uint64_t>(KeyLessForMerge(node.key, key));
+		for (size_t i = 0; i < kSortKeyWords; i++) {
+			const uint64_t differ = (node.key.words[i] ^ key.words[i]) & swap;
+			node.key.words[i] ^= differ;
+			key.words[i] ^= differ;
+		}
+		const size_t differ = (node.run ^ winner) & swap;
+		node.run ^= differ;
+		winner ^= differ;
+	}
+	winner_ = winner;
+}
+
 RunMerger::PackedKey
 RunMerger::LoadPackedHead(size_t run) noexcept
 {
@@ -890,53 +937,6 @@ RunMerger::ReplayPacked(PackedKey key) noexcept
 		key ^= differ;
 	}
 	winner_ = static_cast<size_t>(key) & run_mask;
-}
-
-void
-RunMerger::Start()
-{
-	if (packing_.fits && !cursors_.empty()) {
-		StartPacked();
-		return;
-	}
-	const size_t k = cursors_.size();
-	for (size_t r = 0; r < k; r++)
-		LoadHead(r);
-	tree_.assign(k, Node{kNoHead, 0});
-	winner_ = 0;
-	if (k < 2)
-		return;
-	std::vector<size_t> winners(2 * k);
-	for (size_t r = 0; r < k; r++)
-		winners[k + r] = r;
-	for (size_t n = k - 1; n >= 1; n--) {
-		const size_t a = winners[2 * n], b = winners[2 * n + 1];
-		const bool a_wins = !KeyLess(cursors_[b].key, cursors_[a].key);
-		winners[n] = a_wins ? a : b;
-		tree_[n] = Node{cursors_[a_wins ? b : a].key, a_wins ? b : a};
-	}
-	winner_ = winners[1];
-}
-
-void
-RunMerger::Replay(size_t run) noexcept
-{
-	/* The winner so far travels up in registers; where a node's loser beats it, the two swap. */
-	SortKey key = cursors_[run].key;
-	size_t winner = run;
-	for (size_t n = (run + cursors_.size()) / 2; n >= 1; n /= 2) {
-		Node &node = tree_[n];
-		const uint64_t swap = UINT64_C(0) - static_cast<uint64_t>(KeyLessForMerge(node.key, key));
-		for (size_t i = 0; i < kSortKeyWords; i++) {
-			const uint64_t differ = (node.key.words[i] ^ key.words[i]) & swap;
-			node.key.words[i] ^= differ;
-			key.words[i] ^= differ;
-		}
-		const size_t differ = (node.run ^ winner) & swap;
-		node.run ^= differ;
-		winner ^= differ;
-	}
-	winner_ = winner;
 }
 
 DataValueRow
