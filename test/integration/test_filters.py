@@ -58,6 +58,12 @@ def ids(conn243):
                         "WHERE de.uid NOT LIKE 'Hostile%%' AND de.uid NOT LIKE 'EdgePeriod%%' "
                         "GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1"),
             lastupdated_mid=one("SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY lastupdated) FROM datavalue"),
+            # More roots than the export binds as prefixes one by one (metadata.cpp), one nested in another.
+            many_roots=one("SELECT array_agg(uid ORDER BY uid) FROM (SELECT uid FROM organisationunit "
+                           "WHERE hierarchylevel = 3 ORDER BY uid LIMIT 11) s")
+                       + [one("SELECT c.uid FROM organisationunit c JOIN organisationunit p "
+                              "ON p.organisationunitid = c.parentid WHERE p.hierarchylevel = 3 ORDER BY p.uid, c.uid "
+                              "LIMIT 1")],
         )
 
 
@@ -86,6 +92,11 @@ def _cases(ids, all_ds):
         "overlapping-roots": (  # a root and its descendant, with children: each value once
             dict(data_set=all_ds, org_unit=["O6uvpzGd5pu", dve.ROOT_OU, "YuQRtpLP10I"], children=True, **all_dates),
             [DS_MEMBER, ALL_DATES, UNDER_ROOT, NOT_DELETED], {}),
+        "many-roots-children": (  # over eight roots: one LIKE ANY instead of a bound prefix each
+            dict(data_set=all_ds, org_unit=ids["many_roots"], children=True, **all_dates),
+            [DS_MEMBER, ALL_DATES, NOT_DELETED,
+             "ou.path LIKE ANY (SELECT r.path || '%%' FROM organisationunit r WHERE r.uid = ANY(%(roots)s))"],
+            dict(roots=ids["many_roots"])),
         "org-unit-group": (
             dict(data_set=all_ds, org_unit_group=[ids["chc"]], **all_dates),
             [DS_MEMBER, ALL_DATES, OUG_MEMBER, NOT_DELETED], dict(oug=[ids["chc"]])),
@@ -143,7 +154,8 @@ def _cases(ids, all_ds):
 
 
 CASES = list(_cases({k: "x" for k in ("chc", "urban", "anc", "immunization", "partner_a", "partner_b", "f_lt5",
-                                       "bulk_de", "lastupdated_mid", "partner_combo", "partner_a_option")},
+                                       "bulk_de", "lastupdated_mid", "partner_combo", "partner_a_option",
+                                       "many_roots")},
                     []).keys())
 
 

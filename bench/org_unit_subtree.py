@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""
+bench/org_unit_subtree.py
+    The fixed cost of an export on a large org unit hierarchy: resolving "children => true".
+
+An export resolves its org units before it reads a data value: the roots, then every org unit
+whose path starts with a root's. This copies a demo database (CREATE DATABASE ... TEMPLATE) into
+DB_ou<N>, adds N synthetic org units under the country root (as a national hierarchy of that size
+would have), and times exports whose period range holds no data, so that only the fixed cost is
+left: one for the country with children (every org unit), one for a district with children (its
+115 org units of the demo). Medians of K runs each, server-side (\\timing), for the library the
+cluster has loaded. Run it once per build to compare (bench/README.md, "Org unit subtrees").
+
+    python3 bench/org_unit_subtree.py [--org-units N] [--runs K] bench_1000000
+
+Environment: that of `eval "$(test/cluster.sh env)"`. A development tool, not part of bench/run.sh.
+SPDX-License-Identifier: PostgreSQL
+"""
+import argparse
+import statistics
+import time
+
+import psycopg2
+
+COUNTRY = "ImspTQPwCqd"
+DISTRICT = "O6uvpzGd5pu"
+EMPTY_RANGE = "start_date => DATE '2030-01-01', end_date => DATE '2030-01-31'"
+
+
+def ensure_database(template, name, org_units):
+    admin = psycopg2.connect(dbname="postgres")
+    admin.autocommit = True
+    cur = admin.cursor()
+    cur.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
+    if cur.fetchone() is None:
+        cur.execute('CREATE DATABASE "%s" TEMPLATE "%s"' % (name, template))
+        db = psycopg2.connect(dbname=name)
+        with db, db.cursor() as c:
+            # Copies of the district's row with new ids, uids, codes, names and paths: level 2 under the root.
+            c.execute(
+                """
+                INSERT INTO organisationunit
+                SELECT (jsonb_populate_record(NULL::organisationunit, to_jsonb(t) || jsonb_build_object(
+                    'organisationunitid', 50000000 + g, 'uid', 'S' || lpad(g::text, 10, '0'),
+                    'code', 'SYN' || g, 'name', 'Synthetic ' || g, 'shortname', 'Syn ' || g,
+                    'path', %s || lpad(g::text, 10, '0'), 'hierarchylevel', 2))).*
+                FROM organisationunit t, generate_series(1, %s) g WHERE t.uid = %s
+                """,
+                ("/%s/S" % COUNTRY, org_units, DISTRICT))
+        db.close()
+        vacuum = psycopg2.connect(dbname=name)
+        vacuum.autocommit = True
+        vacuum.cursor().execute("VACUUM ANALYZE organisationunit")
+        vacuum.close()
+    admin.close()
+
+
+def median_ms(cur, sql, runs):
+    cur.execute(sql)  # warm-up
+    times = []
+    for _ in range(runs):
+        start = time.monotonic()
+        cur.execute(sql)
+        cur.fetchall()
+        times.append((time.monotonic() - start) * 1000.0)
+    return statistics.median(times), min(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("template", help="a demo database (bench/run.sh's bench_<N>)")
+    parser.add_argument("--org-units", type=int, default=200000)
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    name = "%s_ou%d" % (args.template, args.org_units)
+    ensure_database(args.template, name, args.org_units)
+    conn = psycopg2.connect(dbname=name)
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute("SELECT count(*) FROM organisationunit")
+    total = cur.fetchone()[0]
+    print("database %s: %d org units" % (name, total))
+    for label, root in (("country with children", COUNTRY), ("district with children", DISTRICT)):
+        sql = ("SELECT length(string_agg(x, '')) FROM (SELECT export_datavalues_json("
+               "data_set => '{pBOMPrpg1QX}', %s, org_unit => '{%s}', children => true) x) s" % (EMPTY_RANGE, root))
+        median, best = median_ms(cur, sql, args.runs)
+        print("%-24s median %8.1f ms  min %8.1f ms  (%d runs)" % (label, median, best, args.runs))
+    conn.close()
+
+
+if __name__ == "__main__":
+    main()
