@@ -28,6 +28,7 @@ namespace datavalue_export::pg {
 
 int sort_run_memory_kb = 32 * 1024;
 int client_send_buffer_kb = 2 * 1024;
+bool direct_heap_scan = true;
 
 namespace {
 
@@ -179,6 +180,12 @@ _PG_init(void)
 	    "The kernel caps it at net.core.wmem_max and doubles it. A larger buffer lets the backend render while a "
 	    "local client is still writing what it received.",
 	    &pg::client_send_buffer_kb, 2 * 1024, 0, 256 * 1024, PGC_USERSET, GUC_UNIT_KB, nullptr, nullptr, nullptr);
+	DefineCustomBoolVariable(
+	    "datavalue_export.direct_heap_scan",
+	    "Ordered exports that read all of datavalue read its heap pages directly instead of through a query.",
+	    "Only for a plain heap table the role may read whole, without row security or inheritance children. Off "
+	    "runs the query, e.g. for an extension that must see it.",
+	    &pg::direct_heap_scan, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
 	pg::ReserveSettingPrefix("datavalue_export");
 	pg::InstallCopyTagHook();
 }

@@ -45,6 +45,8 @@ namespace datavalue_export::pg {
 extern int sort_run_memory_kb;
 /* datavalue_export.client_send_buffer (kB; 0 = off): see sink.cpp EnlargeClientSendBuffer. */
 extern int client_send_buffer_kb;
+/* datavalue_export.direct_heap_scan: whole-table ordered exports read the heap without the executor. */
+extern bool direct_heap_scan;
 
 /* Flush rendered text to the client (or to a result row) once this much has accumulated. */
 inline constexpr size_t kFlushBytes = 256 * 1024;

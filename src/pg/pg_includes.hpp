@@ -13,8 +13,10 @@ extern "C" {
 
 #include <sys/stat.h>
 
+#include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/parallel.h"
+#include "access/tableam.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
@@ -22,6 +24,7 @@ extern "C" {
 #include "commands/copy.h"
 #include "commands/defrem.h"
 #include "commands/progress.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
@@ -39,6 +42,7 @@ extern "C" {
 #include "tcop/pquery.h"
 #include "tcop/tcopprot.h"
 #include "tcop/utility.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/backend_progress.h"
 #include "utils/builtins.h"
@@ -47,7 +51,9 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/portal.h"
+#include "utils/rel.h"
 #include "utils/rls.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
