@@ -89,13 +89,25 @@ void RecogniseDhis2Layout(TupleLayout &layout) noexcept;
 TupleLayout Dhis2TupleLayout();
 
 /*
- * Decode one staged tuple into row, its ids mapped through maps; texts point into the tuple.
- * kDeleted: a deleted row, with skip_deleted (nothing checked). kDeferred: a text is compressed,
- * so PostgreSQL must decode the tuple. Throws core::Error.
+ * Bit (1 << kind) of a mask of IdKinds whose map is the export's filter set for that kind: an id
+ * outside it drops the row instead of being an error (for a scan without a WHERE clause).
  */
-enum class StagedDecode { kRow, kDeleted, kDeferred };
+constexpr uint8_t
+IdKindBit(IdKind kind) noexcept
+{
+	return static_cast<uint8_t>(1u << static_cast<unsigned>(kind));
+}
+
+/*
+ * Decode one staged tuple into row, its ids mapped through maps; texts point into the tuple.
+ * kDeleted: a deleted row, with skip_deleted (nothing checked). kFiltered: an id of a kind in
+ * filtered_kinds (IdKindBit) is not in its map, so the row is not in the export (timestamps not
+ * checked). kDeferred: a text is compressed, so PostgreSQL must decode the tuple. Throws
+ * core::Error.
+ */
+enum class StagedDecode { kRow, kDeleted, kFiltered, kDeferred };
 StagedDecode DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_deleted, const char *record,
-                               DataValueRow *row);
+                               DataValueRow *row, uint8_t filtered_kinds = 0);
 
 /* A staged record's parts, for src/pg to rebuild a tuple the stager could not decode. */
 struct StagedTuple {
@@ -126,10 +138,11 @@ class RowStager {
 	/*
 	 * maps (kIdKindCount of them) must not change while the stager lives; skip_deleted drops
 	 * rows marked deleted (the scan does not filter them: that would make PostgreSQL decode
-	 * every tuple up to its last column). May throw.
+	 * every tuple up to its last column); filtered_kinds (IdKindBit) drops rows with an id outside
+	 * those kinds' maps (the scan has no WHERE clause for them). May throw.
 	 */
 	RowStager(TupleLayout layout, const IdMap *maps, SortKeyPlan plan, bool skip_deleted,
-	          size_t chunk_bytes = kMaxChunkBytes);
+	          size_t chunk_bytes = kMaxChunkBytes, uint8_t filtered_kinds = 0);
 
 	/* The largest chunk: bigger ones gained nothing (handing one over costs a few microseconds). */
 	static constexpr size_t kMaxChunkBytes = 512 * 1024;
@@ -200,6 +213,7 @@ class RowStager {
 	const IdMap *maps_;
 	SortKeyPlan plan_;
 	bool skip_deleted_;
+	uint8_t filtered_kinds_;
 	size_t chunk_bytes_;
 	Chunk chunks_[2];      /* one staged by the caller, the other decoded by the worker */
 	Encoded encoded_[2];   /* rows of chunks_[i] */

@@ -7,8 +7,9 @@
  * runs through SPI_execute_extended with our own DestReceiver: no row is ever materialised,
  * memory stays at one output batch whatever the export's size, and parallel plans remain
  * possible. Each row's five ids are mapped to pre-rendered identifiers and the row goes to
- * ordering.cpp (ordered exports) or straight to sink.cpp. An ordered export that filters nothing
- * reads datavalue's heap itself instead (ReadWholeHeap), when the table and the role allow it.
+ * ordering.cpp (ordered exports) or straight to sink.cpp. An ordered export that reads the whole
+ * table anyway reads datavalue's heap itself instead (ReadWholeHeap), when the table and the role
+ * allow it.
  *
  * receiveSlot runs PostgreSQL calls (detoast, CHECK_FOR_INTERRUPTS, sends) in a frame that
  * holds only plain data; the writer is reached through DVE_CORE.
@@ -19,6 +20,8 @@
 #include "pg/boundary.hpp"
 
 namespace datavalue_export::pg {
+
+ParamListInfo MakeParamList(const QueryParams *params);
 
 namespace {
 
@@ -93,6 +96,19 @@ ReadTimestamp(Datum datum, const char *column)
 	return ts;
 }
 
+/* Whether a row's ids of the kinds the scan left to us (Ordering::filtered_kinds) are in the export's sets. */
+bool
+InFilteredSets(const ExportState *state, const Datum *values)
+{
+	static_assert(kColDataElement == 0 && kColAttributeOptionCombo == static_cast<int>(core::kIdKindCount) - 1,
+	              "the id columns come first, in IdKind order");
+	for (size_t k = 0; k < core::kIdKindCount; k++)
+		if ((state->ordering.filtered_kinds & core::IdKindBit(static_cast<IdKind>(k))) &&
+		    !state->document.maps[k].Contains(DatumGetInt64(values[k])))
+			return false;
+	return true;
+}
+
 /*
  * One row from its datums, in the main query's column order (kCol*), into the ordering or the
  * document. May ereport.
@@ -103,6 +119,8 @@ AddRowFromDatums(ExportSession *session, const Datum *values, const bool *nulls)
 	ExportState *state = session->state;
 	const bool deleted = !nulls[kColDeleted] && DatumGetBool(values[kColDeleted]);
 	if (deleted && state->ordering.filter_deleted)
+		return;
+	if (state->ordering.filtered_kinds != 0 && !InFilteredSets(state, values))
 		return;
 	core::DataValueRow row;
 	row.ids[static_cast<size_t>(IdKind::kDataElement)] = MapId(state, IdKind::kDataElement, values[kColDataElement]);
@@ -277,9 +295,9 @@ StartStaging(ExportSession *session, TupleDesc desc)
 	/* Chunks of at most an eighth of a run, so the encoded rows of one fit a run within its budget. */
 	const size_t chunk_bytes = Min(core::RowStager::kMaxChunkBytes,
 	                               Max(static_cast<size_t>(sort_run_memory_kb) * 1024 / 16, static_cast<size_t>(4096)));
-	DVE_CORE(ordering->stager =
-	             std::make_unique<core::RowStager>(std::move(layout), session->state->document.maps,
-	                                               ordering->sorter->Plan(), ordering->filter_deleted, chunk_bytes));
+	DVE_CORE(ordering->stager = std::make_unique<core::RowStager>(std::move(layout), session->state->document.maps,
+	                                                              ordering->sorter->Plan(), ordering->filter_deleted,
+	                                                              chunk_bytes, ordering->filtered_kinds));
 	return true;
 }
 
@@ -337,6 +355,7 @@ FinishStaging(ExportSession *session)
 	}
 	ordering->staging = false;
 	ordering->filter_deleted = false;
+	ordering->filtered_kinds = 0;
 }
 
 bool
@@ -371,6 +390,50 @@ ReceiverDestroy(DestReceiver *)
 }
 
 /*
+ * The id kinds an export's scan filters on (core::IdKindBit), when each of its filters is an id
+ * set equal to that kind's map (data elements, periods, org units): then the stager can apply
+ * them (Ordering::filtered_kinds). False when a filter only the query can apply is there: option
+ * combos (their maps hold every combo), lastUpdated, ADX's per-data-set element sets.
+ */
+bool
+FiltersAreMapSets(const ExportState *state, uint8_t *kinds)
+{
+	const DataValueFilters &filters = state->filters;
+	if (filters.filter_category_option_combos || filters.filter_attribute_option_combos ||
+	    filters.has_last_updated_cutoff || state->ordering.grouping ||
+	    (!state->plan.request.include_deleted && !state->ordering.filter_deleted))
+		return false;
+	*kinds = static_cast<uint8_t>((filters.all_data_elements ? 0 : core::IdKindBit(IdKind::kDataElement)) |
+	                              (filters.all_org_units ? 0 : core::IdKindBit(IdKind::kOrgUnit)) |
+	                              (filters.filter_periods ? core::IdKindBit(IdKind::kPeriod) : 0));
+	return true;
+}
+
+/*
+ * Whether PostgreSQL's plan for the data value query reads the whole table (a sequential scan):
+ * then a direct read of the heap reads no more, and the stager filters. A selective request
+ * planned through an index runs as the query. Plans the query (as a cursor, so not in parallel,
+ * with the bound values as constants) without running it. May ereport.
+ */
+bool
+PlannerScansWholeTable(const char *sql, const QueryParams *params)
+{
+	SPIParseOpenOptions options;
+	memset(&options, 0, sizeof options);
+	options.params = MakeParamList(params);
+	options.cursorOptions = CURSOR_OPT_NO_SCROLL;
+	options.read_only = true;
+	Portal portal = SPI_cursor_parse_open(nullptr, sql, &options);
+	bool seq_scan = false;
+	if (list_length(portal->stmts) == 1) {
+		const PlannedStmt *stmt = linitial_node(PlannedStmt, portal->stmts);
+		seq_scan = IsA(stmt->planTree, SeqScan);
+	}
+	SPI_cursor_close(portal);
+	return seq_scan;
+}
+
+/*
  * Whether an ordered export that reads all of datavalue may read its heap directly: a plain heap
  * table, readable whole by the role, with no row security, no inheritance children (the query's
  * FROM would read them too) and no permission hook. Anything else runs the query. May ereport.
@@ -386,13 +449,15 @@ MayReadWholeHeap(Relation rel)
 }
 
 /*
- * An ordered export whose query has no WHERE clause reads every row of datavalue: read them
- * here, heap page by page (heap_getnext, page-at-a-time visibility, the query's snapshot), each
- * tuple straight to the stager. Through the executor, the per-tuple work around the staging
- * (the slot store and its buffer pin bookkeeping, the scan node, the receiver call) was about a
- * third of the backend's scan (bench/README, "Reading the heap directly"). False, having read
- * nothing, when the table must go through the query (MayReadWholeHeap, or a layout the stager
- * cannot read); else *rows is how many rows were read. May ereport.
+ * An ordered export that reads every row of datavalue (its query has no WHERE clause, or one the
+ * planner answers with a sequential scan): read them here, heap page by page (heap_getnext,
+ * page-at-a-time visibility, the query's snapshot), each tuple straight to the stager, which
+ * drops the rows outside Ordering::filtered_kinds' sets. Through the executor, the per-tuple work
+ * around the staging (the slot store and its buffer pin bookkeeping, the scan node, the filter,
+ * the receiver call) was about a third of the backend's scan (bench/README, "Reading the heap
+ * directly"). False, having read nothing, when the table must go through the query
+ * (MayReadWholeHeap, or a layout the stager cannot read); else *rows is how many tuples were
+ * read. May ereport.
  */
 bool
 ReadWholeHeap(ExportSession *session, uint64 *rows)
@@ -417,6 +482,8 @@ ReadWholeHeap(ExportSession *session, uint64 *rows)
 	}
 	table_endscan(scan);
 	table_close(rel, AccessShareLock);
+	elog(DEBUG1, "datavalue_export: read the heap of datavalue directly: %lu tuples, %d id kinds filtered here",
+	     static_cast<unsigned long>(count), __builtin_popcount(state->ordering.filtered_kinds));
 	*rows = count;
 	return true;
 }
@@ -637,11 +704,17 @@ ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
 		appendStringInfo(&sql, "%s dv.periodid " OP("=") " ANY($%d)", has_where ? " AND" : " WHERE",
 		                 AddParam(&params, INT8ARRAYOID, Int8Array(*periods)));
 	}
-	uint64 rows_read;
-	if (!has_where && periods == nullptr && state->ordering.staging && direct_heap_scan &&
-	    ReadWholeHeap(session, &rows_read)) {
-		pfree(sql.data);
-		return rows_read;
+	/* An ordered scan of the whole table, or one PostgreSQL would read whole anyway: read the heap directly. */
+	uint8_t filtered_kinds = 0;
+	if (periods == nullptr && state->ordering.staging && direct_heap_scan &&
+	    FiltersAreMapSets(state, &filtered_kinds) && (!has_where || PlannerScansWholeTable(sql.data, &params))) {
+		uint64 rows_read;
+		state->ordering.filtered_kinds = filtered_kinds;
+		if (ReadWholeHeap(session, &rows_read)) {
+			pfree(sql.data);
+			return rows_read;
+		}
+		state->ordering.filtered_kinds = 0;
 	}
 	if (state->plan.unordered) {
 		if (state->plan.request.limit)

@@ -119,6 +119,11 @@ struct Ordering {
 	bool staging = false;
 	/* The scan leaves deleted rows in (so PostgreSQL need not decode every tuple): drop them here. */
 	bool filter_deleted = false;
+	/*
+	 * Id kinds (core::IdKindBit) whose filter the scan leaves to the stager: their maps are the
+	 * filter sets, and a row with an id outside one is not in the export (a direct heap read).
+	 */
+	uint8_t filtered_kinds = 0;
 	/* For tuples the stager hands back: the scan's descriptor, and each query column's attribute. */
 	TupleDesc staged_desc = nullptr;
 	int staged_attributes[core::kTupleFieldCount] = {0};
