@@ -17,6 +17,12 @@ machine's speed drifts by a third over minutes, and a ratio within one round dri
     sudo python3 bench/ab_builds.py bench_1000000 /tmp/before.so /tmp/after.so
     sudo python3 bench/ab_builds.py --rounds 4 --per 2 bench_10000000 /tmp/before.so /tmp/after.so
     sudo python3 bench/ab_builds.py --set "SET datavalue_export.sort_run_memory = '256MB'" ...
+    sudo python3 bench/ab_builds.py --start 2024-01-01 --end 2024-12-31 bench_1000000 \
+        /tmp/after.so "/tmp/after.so::SET datavalue_export.direct_heap_scan = off"
+
+A build given as LIBRARY::SQL runs that statement first in its sessions (after --set): one library
+under two settings is an A/B of the setting, with the same restarts and alternation as two builds.
+--start and --end narrow the request's period range (a filtered export).
 
 Run as root on the server's machine (it replaces the installed library, restarts the cluster and
 reads /proc), with the environment of `eval "$(test/cluster.sh env)"`. A development tool: it is
@@ -53,21 +59,22 @@ def cpu_ms(pid):
     return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf("SC_CLK_TCK")
 
 
-def measure(dbname, per, setting):
+def measure(dbname, per, settings, start, end):
     conn = psycopg2.connect(dbname=dbname)
     conn.autocommit = True
     cur = conn.cursor()
     cur.execute("SELECT pg_backend_pid()")
     pid = cur.fetchone()[0]
-    if setting:
-        cur.execute(setting)
+    for setting in settings:
+        if setting:
+            cur.execute(setting)
     cur.execute("SELECT '{' || string_agg(uid, ',') || '}' FROM dataset")
     data_sets = cur.fetchone()[0]
     copy = cur.mogrify(
-        "COPY (SELECT export_datavalues_json(data_set => %s, start_date => DATE '2009-12-28', "
-        "end_date => DATE '2027-01-10', org_unit => ARRAY[(SELECT uid FROM organisationunit "
+        "COPY (SELECT export_datavalues_json(data_set => %s, start_date => %s::date, "
+        "end_date => %s::date, org_unit => ARRAY[(SELECT uid FROM organisationunit "
         "WHERE parentid IS NULL ORDER BY uid LIMIT 1)], children => true)) TO STDOUT",
-        (data_sets,)).decode()
+        (data_sets, start, end)).decode()
     samples = []
     with open(os.devnull, "w") as sink:
         cur.copy_expert(copy, sink)  # untimed: caches and the first plan
@@ -85,8 +92,10 @@ def main():
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--per", type=int, default=4, help="timed exports per build and round")
     parser.add_argument("--set", dest="setting", help="an SQL statement run first in each session")
+    parser.add_argument("--start", default="2009-12-28", help="the request's start date (default: every period)")
+    parser.add_argument("--end", default="2027-01-10", help="the request's end date")
     parser.add_argument("dbname")
-    parser.add_argument("libraries", nargs="+")
+    parser.add_argument("libraries", nargs="+", help="builds to compare, each LIBRARY or LIBRARY::SQL")
     args = parser.parse_args()
     pkglibdir = subprocess.check_output(["pg_config", "--pkglibdir"]).decode().strip()
     target = os.path.join(pkglibdir, "datavalue_export.so")
@@ -101,9 +110,10 @@ def main():
             # in its round was about 9% faster: every other round runs the builds in reverse order.
             order = args.libraries if round_number % 2 == 0 else args.libraries[::-1]
             for lib in order:
-                install(lib, target)
+                library, _, setting = lib.partition("::")
+                install(library, target)
                 restart()
-                samples = measure(args.dbname, args.per, args.setting)
+                samples = measure(args.dbname, args.per, [args.setting, setting], args.start, args.end)
                 results[lib] += samples
                 walls[lib] = statistics.median(w for w, _ in samples)
             rounds.append(walls)
@@ -120,7 +130,9 @@ def main():
         walls = [w for w, _ in results[lib]]
         cpus = [c for _, c in results[lib]]
         ratio = statistics.median(r[lib] / r[first] for r in rounds)
-        print("| %s | %d | %.1f | %.1f | %.0f | %.3f |" % (os.path.basename(lib), len(walls), statistics.median(walls),
+        library, separator, setting = lib.partition("::")
+        name = os.path.basename(library) + separator + setting
+        print("| %s | %d | %.1f | %.1f | %.0f | %.3f |" % (name, len(walls), statistics.median(walls),
                                                          min(walls), statistics.median(cpus), ratio))
     print("\nper round, median wall ms: " + "; ".join(
         " / ".join("%.0f" % r[lib] for lib in args.libraries) for r in rounds))
