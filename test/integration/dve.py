@@ -8,6 +8,7 @@ Nothing here calls the extension's own logic: the expected side is built from th
 with ordinary SQL and the rules of docs/dhis2-export-format.md (§3, §4, §5).
 SPDX-License-Identifier: PostgreSQL
 """
+import contextlib
 import datetime as _dt
 import io
 import json
@@ -43,6 +44,19 @@ def connect(dbname, **kw):
 
 # ---------------------------------------------------------------------------------------------
 # building calls
+
+
+@contextlib.contextmanager
+def rolled_back(conn):
+    """A transaction on conn (in autocommit mode) that is always rolled back."""
+    assert conn.autocommit
+    with conn.cursor() as cur:
+        cur.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        with conn.cursor() as cur:
+            cur.execute("ROLLBACK")
 
 
 def sql_literal(value):

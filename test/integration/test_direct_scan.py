@@ -11,7 +11,6 @@ test/integration/test_direct_scan.py
     the demo database happens in a transaction that is rolled back.
 SPDX-License-Identifier: PostgreSQL
 """
-import contextlib
 
 import psycopg2
 import pytest
@@ -20,17 +19,6 @@ import dve
 
 DIRECT_MARK = "read the heap of datavalue directly"
 ROLE = "dve_it_direct_scan"
-
-
-@contextlib.contextmanager
-def rolled_back(conn):
-    with conn.cursor() as cur:
-        cur.execute("BEGIN")
-    try:
-        yield conn
-    finally:
-        with conn.cursor() as cur:
-            cur.execute("ROLLBACK")
 
 
 @pytest.fixture()
@@ -116,7 +104,7 @@ def test_filters_only_the_query_applies_run_the_query(explained, whole_table):
 
 
 def test_the_heap_is_read_with_the_transaction_s_snapshot(explained, whole_table):
-    with rolled_back(explained) as conn, conn.cursor() as cur:
+    with dve.rolled_back(explained) as conn, conn.cursor() as cur:
         before, _ = export(conn, "csv", True, **whole_table)
         # One value deleted and then one changed (a new tuple version, which may land at the table's end) in
         # this transaction, before the export.
@@ -134,7 +122,7 @@ def test_the_heap_is_read_with_the_transaction_s_snapshot(explained, whole_table
 
 
 def test_inheritance_children_go_through_the_query(explained, whole_table):
-    with rolled_back(explained) as conn, conn.cursor() as cur:
+    with dve.rolled_back(explained) as conn, conn.cursor() as cur:
         cur.execute("CREATE TABLE dve_it_datavalue_child () INHERITS (datavalue)")
         cur.execute("""INSERT INTO dve_it_datavalue_child
                        SELECT dataelementid, periodid, sourceid, categoryoptioncomboid, attributeoptioncomboid,
@@ -147,7 +135,7 @@ def test_inheritance_children_go_through_the_query(explained, whole_table):
 
 
 def test_row_security_on_datavalue_goes_through_the_query(explained, whole_table):
-    with rolled_back(explained) as conn, conn.cursor() as cur:
+    with dve.rolled_back(explained) as conn, conn.cursor() as cur:
         full, _ = export(conn, "csv", True, **whole_table)
         cur.execute("CREATE ROLE %s" % ROLE)
         cur.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO %s" % ROLE)
@@ -164,7 +152,7 @@ def test_row_security_on_datavalue_goes_through_the_query(explained, whole_table
 
 
 def test_a_role_without_select_on_datavalue_is_refused(explained, whole_table):
-    with rolled_back(explained) as conn, conn.cursor() as cur:
+    with dve.rolled_back(explained) as conn, conn.cursor() as cur:
         cur.execute("CREATE ROLE %s" % ROLE)
         cur.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO %s" % ROLE)
         cur.execute("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO %s" % ROLE)

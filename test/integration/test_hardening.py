@@ -7,7 +7,6 @@ test/integration/test_hardening.py
     database happens inside a transaction that is rolled back.
 SPDX-License-Identifier: PostgreSQL
 """
-import contextlib
 import io
 import json
 
@@ -15,19 +14,6 @@ import psycopg2
 import pytest
 
 import dve
-
-
-@contextlib.contextmanager
-def rolled_back(conn):
-    """A transaction on conn that is always rolled back."""
-    assert conn.autocommit
-    with conn.cursor() as cur:
-        cur.execute("BEGIN")
-    try:
-        yield conn
-    finally:
-        with conn.cursor() as cur:
-            cur.execute("ROLLBACK")
 
 
 def copy_in_txn(conn, fmt="json", **params):
@@ -121,7 +107,7 @@ def hostile_requests(all_data_sets):
 
 def test_planted_overloads_would_win_for_unqualified_sql(fresh_conn):
     """The plants are real: plain SQL under the caller's search_path runs them."""
-    with rolled_back(fresh_conn) as conn, conn.cursor() as cur:
+    with dve.rolled_back(fresh_conn) as conn, conn.cursor() as cur:
         plant_overloads(cur)
         cur.execute("SELECT 'a'::varchar = 'a'::text, (SELECT count(*) FROM unnest('{x}'::text[]))")
         assert {w for w, _, _ in pwned(cur)} >= {"varchar = text", "unnest(a text[])"}
@@ -144,7 +130,7 @@ def test_no_planted_function_or_operator_runs_in_any_export(fresh_conn, all_data
     requests = hostile_requests(all_data_sets)
     # the ATTRIBUTE scheme reads attributevalues (no demo object has this one: E8201 after reading)
     requests.append(("json", dict(requests[0][1], data_element_id_scheme="ATTRIBUTE:AttrDeRef01")))
-    with rolled_back(fresh_conn) as conn, conn.cursor() as cur:
+    with dve.rolled_back(fresh_conn) as conn, conn.cursor() as cur:
         expected = [_outcome(conn, fmt, params) for fmt, params in requests]
         assert sum(isinstance(e, bytes) for e in expected) == len(requests) - 1, expected
         plant_overloads(cur)
@@ -154,7 +140,7 @@ def test_no_planted_function_or_operator_runs_in_any_export(fresh_conn, all_data
 
 
 def test_a_temporary_datavalue_table_does_not_take_over(fresh_conn, demo_request):
-    with rolled_back(fresh_conn) as conn, conn.cursor() as cur:
+    with dve.rolled_back(fresh_conn) as conn, conn.cursor() as cur:
         expected = copy_in_txn(conn, **demo_request)
         cur.execute("CREATE TEMP TABLE datavalue (LIKE public.datavalue)")
         cur.execute("CREATE TEMP TABLE period (LIKE public.period)")
@@ -171,7 +157,7 @@ def test_a_temporary_datavalue_table_does_not_take_over(fresh_conn, demo_request
 
 def test_the_dhis2_schema_comes_from_the_search_path(fresh_conn, demo_request):
     """With no datavalue table on the path the export says so; pg_temp never counts."""
-    with rolled_back(fresh_conn) as conn, conn.cursor() as cur:
+    with dve.rolled_back(fresh_conn) as conn, conn.cursor() as cur:
         cur.execute("CREATE TEMP TABLE datavalue (LIKE public.datavalue)")
         cur.execute("SET LOCAL search_path = pg_temp, pg_catalog")
         with pytest.raises(psycopg2.Error) as err:
@@ -197,7 +183,7 @@ RLS_POLICIES = [
 @pytest.mark.parametrize("table,using", RLS_POLICIES, ids=[t for t, _ in RLS_POLICIES])
 def test_row_level_security_on_a_table_gives_what_the_role_may_see(fresh_conn, all_data_sets, table, using):
     params = dict(ds=all_data_sets, start=dve.DEMO_START, end=dve.DEMO_END, root=dve.ROOT_OU)
-    with rolled_back(fresh_conn) as conn, conn.cursor() as cur:
+    with dve.rolled_back(fresh_conn) as conn, conn.cursor() as cur:
         cur.execute("CREATE ROLE %s" % RLS_ROLE)
         cur.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO %s" % RLS_ROLE)
         cur.execute("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO %s" % RLS_ROLE)
@@ -248,7 +234,7 @@ def test_a_nested_call_in_the_arguments_returns_rows_and_only_the_outer_call_str
 def test_a_huge_row_leaves_no_large_send_buffer(fresh_conn):
     """A 10 MB value of control characters escapes to 60 MB of JSON; after the export the
     backend's TopMemoryContext (where libpq's send buffer lives) must not have kept it."""
-    with rolled_back(fresh_conn) as conn, conn.cursor() as cur:
+    with dve.rolled_back(fresh_conn) as conn, conn.cursor() as cur:
         cur.execute("ALTER TABLE datavalue ALTER COLUMN value TYPE text")
         cur.execute("""UPDATE datavalue SET value = repeat(chr(1), 10000000)
                        WHERE ctid = (SELECT min(ctid) FROM datavalue WHERE NOT deleted)
