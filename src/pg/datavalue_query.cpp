@@ -482,8 +482,9 @@ ReadWholeHeap(ExportSession *session, uint64 *rows)
 	}
 	table_endscan(scan);
 	table_close(rel, AccessShareLock);
-	elog(DEBUG1, "datavalue_export: read the heap of datavalue directly: %lu tuples, %d id kinds filtered here",
-	     static_cast<unsigned long>(count), __builtin_popcount(state->ordering.filtered_kinds));
+	elog(DEBUG1,
+	     "datavalue_export: read the heap of datavalue directly: " UINT64_FORMAT " tuples, %d id kinds filtered here",
+	     count, __builtin_popcount(state->ordering.filtered_kinds));
 	*rows = count;
 	return true;
 }
