@@ -164,22 +164,21 @@ ReadStagedTuple(const char *record) noexcept
 namespace {
 
 /*
- * The end of a decode: a deleted row returns first when skip_deleted (nothing checked), else the
- * ids (as stored) are mapped into row->ids (one outside a filtered kind's map drops the row) and
- * the timestamps the caller set are checked.
+ * The end of a decode: a deleted row returns first when skip_deleted (nothing checked), then a
+ * row outside the filter, else the ids (as stored) are mapped into row->ids and the timestamps
+ * the caller set are checked.
  */
 [[gnu::always_inline]] inline StagedDecode
-FinishRow(const IdMap *maps, bool skip_deleted, uint8_t filtered_kinds, const int64_t *ids, DataValueRow *row)
+FinishRow(const IdMap *maps, bool skip_deleted, const StagedFilter *filter, const int64_t *ids, DataValueRow *row)
 {
 	if (skip_deleted && row->deleted)
 		return StagedDecode::kDeleted;
+	if (filter != nullptr && !filter->Passes(ids))
+		return StagedDecode::kFiltered;
 	for (size_t k = 0; k < kIdKindCount; k++) {
 		row->ids[k] = maps[k].Get(ids[k]);
-		if (row->ids[k] == IdMap::kNotFound) {
-			if (filtered_kinds & IdKindBit(static_cast<IdKind>(k)))
-				return StagedDecode::kFiltered;
+		if (row->ids[k] == IdMap::kNotFound)
 			ThrowUnknownId(static_cast<IdKind>(k));
-		}
 	}
 	if (!IsFiniteTimestamp(row->created))
 		ThrowInfiniteTimestamp("created");
@@ -230,7 +229,7 @@ ReadDhis2Columns(const StagedTuple &tuple, int64_t *ids, DataValueRow *row)
 
 StagedDecode
 DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_deleted, const char *record,
-                  DataValueRow *row, uint8_t filtered_kinds)
+                  DataValueRow *row, const StagedFilter *filter)
 {
 	const StagedTuple tuple = ReadStagedTuple(record);
 	const uint8_t *bitmap = tuple.null_bitmap;
@@ -245,7 +244,7 @@ DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_delete
 		int64_t ids[kIdKindCount];
 		if (!ReadDhis2Columns(tuple, ids, row))
 			return StagedDecode::kDeferred;
-		return FinishRow(maps, skip_deleted, filtered_kinds, ids, row);
+		return FinishRow(maps, skip_deleted, filter, ids, row);
 	}
 	/* Any other layout: column by column. */
 	const char *data = tuple.data;
@@ -281,13 +280,13 @@ DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_delete
 	row->created = fixed[static_cast<size_t>(TupleField::kCreated)];
 	row->last_updated = fixed[static_cast<size_t>(TupleField::kLastUpdated)];
 	row->followup = static_cast<int8_t>(fixed[static_cast<size_t>(TupleField::kFollowup)]);
-	return FinishRow(maps, skip_deleted, filtered_kinds, fixed, row);
+	return FinishRow(maps, skip_deleted, filter, fixed, row);
 }
 
 RowStager::RowStager(TupleLayout layout, const IdMap *maps, SortKeyPlan plan, bool skip_deleted, size_t chunk_bytes,
-                     uint8_t filtered_kinds)
-    : layout_(std::move(layout)), maps_(maps), plan_(std::move(plan)), skip_deleted_(skip_deleted),
-      filtered_kinds_(filtered_kinds), chunk_bytes_(chunk_bytes)
+                     const StagedFilter *filter)
+    : layout_(std::move(layout)), maps_(maps), plan_(std::move(plan)), skip_deleted_(skip_deleted), filter_(filter),
+      chunk_bytes_(chunk_bytes)
 {
 	RecogniseDhis2Layout(layout_);
 	for (Chunk &chunk : chunks_)
@@ -337,7 +336,7 @@ RowStager::DecodeChunk(const OutputBuffer &chunk, StagedRows &rows)
 	rows.deferred.Clear();
 	DataValueRow row;
 	for (const char *p = chunk.Data(), *end = p + chunk.Size(); p < end; p += EncodedRowSize(p)) {
-		const StagedDecode decoded = DecodeStagedTuple(layout_, maps_, skip_deleted_, p, &row, filtered_kinds_);
+		const StagedDecode decoded = DecodeStagedTuple(layout_, maps_, skip_deleted_, p, &row, filter_);
 		if (decoded == StagedDecode::kRow)
 			rows.encoded.Add(plan_, row);
 		else if (decoded == StagedDecode::kDeferred)

@@ -89,25 +89,39 @@ void RecogniseDhis2Layout(TupleLayout &layout) noexcept;
 TupleLayout Dhis2TupleLayout();
 
 /*
- * Bit (1 << kind) of a mask of IdKinds whose map is the export's filter set for that kind: an id
- * outside it drops the row instead of being an error (for a scan without a WHERE clause).
+ * The id filters a scan without a WHERE clause leaves to the stager: per kind, the export's set
+ * of ids (the kind's own map when that map is the set), or nullptr when the kind is not filtered.
+ * A row with an id outside a set is not in the export (StagedDecode::kFiltered).
  */
-constexpr uint8_t
-IdKindBit(IdKind kind) noexcept
-{
-	return static_cast<uint8_t>(1u << static_cast<unsigned>(kind));
-}
+struct StagedFilter {
+	const IdMap *sets[kIdKindCount] = {};
+
+	bool Any() const noexcept
+	{
+		for (const IdMap *set : sets)
+			if (set != nullptr)
+				return true;
+		return false;
+	}
+	/* Whether these ids (as stored, in IdKind order) are in every set. */
+	bool Passes(const int64_t *ids) const noexcept
+	{
+		for (size_t k = 0; k < kIdKindCount; k++)
+			if (sets[k] != nullptr && !sets[k]->Contains(ids[k]))
+				return false;
+		return true;
+	}
+};
 
 /*
  * Decode one staged tuple into row, its ids mapped through maps; texts point into the tuple.
- * kDeleted: a deleted row, with skip_deleted (nothing checked). kFiltered: an id of a kind in
- * filtered_kinds (IdKindBit) is not in its map, so the row is not in the export (timestamps not
- * checked). kDeferred: a text is compressed, so PostgreSQL must decode the tuple. Throws
- * core::Error.
+ * kDeleted: a deleted row, with skip_deleted (nothing checked). kFiltered: an id outside its set
+ * of filter (when given), so the row is not in the export (nothing else checked). kDeferred: a
+ * text is compressed, so PostgreSQL must decode the tuple. Throws core::Error.
  */
 enum class StagedDecode { kRow, kDeleted, kFiltered, kDeferred };
 StagedDecode DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_deleted, const char *record,
-                               DataValueRow *row, uint8_t filtered_kinds = 0);
+                               DataValueRow *row, const StagedFilter *filter = nullptr);
 
 /* A staged record's parts, for src/pg to rebuild a tuple the stager could not decode. */
 struct StagedTuple {
@@ -138,11 +152,11 @@ class RowStager {
 	/*
 	 * maps (kIdKindCount of them) must not change while the stager lives; skip_deleted drops
 	 * rows marked deleted (the scan does not filter them: that would make PostgreSQL decode
-	 * every tuple up to its last column); filtered_kinds (IdKindBit) drops rows with an id outside
-	 * those kinds' maps (the scan has no WHERE clause for them). May throw.
+	 * every tuple up to its last column); filter (when given, and its sets) must outlive the
+	 * stager too: rows outside it are dropped (the scan has no WHERE clause for it). May throw.
 	 */
 	RowStager(TupleLayout layout, const IdMap *maps, SortKeyPlan plan, bool skip_deleted,
-	          size_t chunk_bytes = kMaxChunkBytes, uint8_t filtered_kinds = 0);
+	          size_t chunk_bytes = kMaxChunkBytes, const StagedFilter *filter = nullptr);
 
 	/* The largest chunk: bigger ones gained nothing (handing one over costs a few microseconds). */
 	static constexpr size_t kMaxChunkBytes = 512 * 1024;
@@ -213,7 +227,7 @@ class RowStager {
 	const IdMap *maps_;
 	SortKeyPlan plan_;
 	bool skip_deleted_;
-	uint8_t filtered_kinds_;
+	const StagedFilter *filter_;
 	size_t chunk_bytes_;
 	Chunk chunks_[2];      /* one staged by the caller, the other decoded by the worker */
 	Encoded encoded_[2];   /* rows of chunks_[i] */

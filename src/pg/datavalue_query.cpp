@@ -96,17 +96,16 @@ ReadTimestamp(Datum datum, const char *column)
 	return ts;
 }
 
-/* Whether a row's ids of the kinds the scan left to us (Ordering::filtered_kinds) are in the export's sets. */
+/* Whether a row's ids are in the sets of the filter the scan left to us (Ordering::staged_filter). */
 bool
-InFilteredSets(const ExportState *state, const Datum *values)
+PassesStagedFilter(const ExportState *state, const Datum *values)
 {
 	static_assert(kColDataElement == 0 && kColAttributeOptionCombo == static_cast<int>(core::kIdKindCount) - 1,
 	              "the id columns come first, in IdKind order");
+	int64_t ids[core::kIdKindCount];
 	for (size_t k = 0; k < core::kIdKindCount; k++)
-		if ((state->ordering.filtered_kinds & core::IdKindBit(static_cast<IdKind>(k))) &&
-		    !state->document.maps[k].Contains(DatumGetInt64(values[k])))
-			return false;
-	return true;
+		ids[k] = DatumGetInt64(values[k]);
+	return state->ordering.staged_filter.Passes(ids);
 }
 
 /*
@@ -120,7 +119,7 @@ AddRowFromDatums(ExportSession *session, const Datum *values, const bool *nulls)
 	const bool deleted = !nulls[kColDeleted] && DatumGetBool(values[kColDeleted]);
 	if (deleted && state->ordering.filter_deleted)
 		return;
-	if (state->ordering.filtered_kinds != 0 && !InFilteredSets(state, values))
+	if (state->ordering.staged_filter.Any() && !PassesStagedFilter(state, values))
 		return;
 	core::DataValueRow row;
 	row.ids[static_cast<size_t>(IdKind::kDataElement)] = MapId(state, IdKind::kDataElement, values[kColDataElement]);
@@ -295,9 +294,9 @@ StartStaging(ExportSession *session, TupleDesc desc)
 	/* Chunks of at most an eighth of a run, so the encoded rows of one fit a run within its budget. */
 	const size_t chunk_bytes = Min(core::RowStager::kMaxChunkBytes,
 	                               Max(static_cast<size_t>(sort_run_memory_kb) * 1024 / 16, static_cast<size_t>(4096)));
-	DVE_CORE(ordering->stager = std::make_unique<core::RowStager>(std::move(layout), session->state->document.maps,
-	                                                              ordering->sorter->Plan(), ordering->filter_deleted,
-	                                                              chunk_bytes, ordering->filtered_kinds));
+	DVE_CORE(ordering->stager = std::make_unique<core::RowStager>(
+	             std::move(layout), session->state->document.maps, ordering->sorter->Plan(), ordering->filter_deleted,
+	             chunk_bytes, ordering->staged_filter.Any() ? &ordering->staged_filter : nullptr));
 	return true;
 }
 
@@ -355,7 +354,7 @@ FinishStaging(ExportSession *session)
 	}
 	ordering->staging = false;
 	ordering->filter_deleted = false;
-	ordering->filtered_kinds = 0;
+	ordering->staged_filter = core::StagedFilter{};
 }
 
 bool
@@ -390,22 +389,38 @@ ReceiverDestroy(DestReceiver *)
 }
 
 /*
- * The id kinds an export's scan filters on (core::IdKindBit), when each of its filters is an id
- * set equal to that kind's map (data elements, periods, org units): then the stager can apply
- * them (Ordering::filtered_kinds). False when a filter only the query can apply is there: option
- * combos (their maps hold every combo), lastUpdated, ADX's per-data-set element sets.
+ * The filter an export's scan can leave to the stager (core::StagedFilter), when each of its
+ * filters is an id set: data elements, periods and org units (each kind's map is its set), option
+ * combos (a set built here, as their maps hold every combo). False when a filter only the query
+ * can apply is there: lastUpdated, ADX's per-data-set element sets. May ereport.
  */
 bool
-FiltersAreMapSets(const ExportState *state, uint8_t *kinds)
+PlanStagedFilter(ExportState *state, core::StagedFilter *filter)
 {
 	const DataValueFilters &filters = state->filters;
-	if (filters.filter_category_option_combos || filters.filter_attribute_option_combos ||
-	    filters.has_last_updated_cutoff || state->ordering.grouping ||
+	if (filters.has_last_updated_cutoff || state->ordering.grouping ||
 	    (!state->plan.request.include_deleted && !state->ordering.filter_deleted))
 		return false;
-	*kinds = static_cast<uint8_t>((filters.all_data_elements ? 0 : core::IdKindBit(IdKind::kDataElement)) |
-	                              (filters.all_org_units ? 0 : core::IdKindBit(IdKind::kOrgUnit)) |
-	                              (filters.filter_periods ? core::IdKindBit(IdKind::kPeriod) : 0));
+	const core::IdMap *maps = state->document.maps;
+	*filter = core::StagedFilter{};
+	const auto kind = [](IdKind k) { return static_cast<size_t>(k); };
+	if (!filters.all_data_elements)
+		filter->sets[kind(IdKind::kDataElement)] = &maps[kind(IdKind::kDataElement)];
+	if (filters.filter_periods)
+		filter->sets[kind(IdKind::kPeriod)] = &maps[kind(IdKind::kPeriod)];
+	if (!filters.all_org_units)
+		filter->sets[kind(IdKind::kOrgUnit)] = &maps[kind(IdKind::kOrgUnit)];
+	const std::vector<int64_t> *combo_ids[2] = {
+	    filters.filter_category_option_combos ? &filters.category_option_combo_ids : nullptr,
+	    filters.filter_attribute_option_combos ? &filters.attribute_option_combo_ids : nullptr};
+	const IdKind combo_kinds[2] = {IdKind::kCategoryOptionCombo, IdKind::kAttributeOptionCombo};
+	for (int i = 0; i < 2; i++) {
+		if (combo_ids[i] == nullptr)
+			continue;
+		core::IdMap *set = &state->ordering.option_combo_sets[i];
+		DVE_CORE(*set = core::IdMap(); for (int64_t id : *combo_ids[i]) set->Put(id, 0); set->Densify());
+		filter->sets[kind(combo_kinds[i])] = set;
+	}
 	return true;
 }
 
@@ -448,11 +463,20 @@ MayReadWholeHeap(Relation rel)
 	       pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
 }
 
+int
+FilteredKinds(const core::StagedFilter &filter)
+{
+	int kinds = 0;
+	for (const core::IdMap *set : filter.sets)
+		kinds += set != nullptr;
+	return kinds;
+}
+
 /*
  * An ordered export that reads every row of datavalue (its query has no WHERE clause, or one the
  * planner answers with a sequential scan): read them here, heap page by page (heap_getnext,
  * page-at-a-time visibility, the query's snapshot), each tuple straight to the stager, which
- * drops the rows outside Ordering::filtered_kinds' sets. Through the executor, the per-tuple work
+ * drops the rows outside Ordering::staged_filter's sets. Through the executor, the per-tuple work
  * around the staging (the slot store and its buffer pin bookkeeping, the scan node, the filter,
  * the receiver call) was about a third of the backend's scan (bench/README, "Reading the heap
  * directly"). False, having read nothing, when the table must go through the query
@@ -484,7 +508,7 @@ ReadWholeHeap(ExportSession *session, uint64 *rows)
 	table_close(rel, AccessShareLock);
 	elog(DEBUG1,
 	     "datavalue_export: read the heap of datavalue directly: " UINT64_FORMAT " tuples, %d id kinds filtered here",
-	     count, __builtin_popcount(state->ordering.filtered_kinds));
+	     count, FilteredKinds(state->ordering.staged_filter));
 	*rows = count;
 	return true;
 }
@@ -706,16 +730,16 @@ ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
 		                 AddParam(&params, INT8ARRAYOID, Int8Array(*periods)));
 	}
 	/* An ordered scan of the whole table, or one PostgreSQL would read whole anyway: read the heap directly. */
-	uint8_t filtered_kinds = 0;
-	if (periods == nullptr && state->ordering.staging && direct_heap_scan &&
-	    FiltersAreMapSets(state, &filtered_kinds) && (!has_where || PlannerScansWholeTable(sql.data, &params))) {
+	core::StagedFilter filter;
+	if (periods == nullptr && state->ordering.staging && direct_heap_scan && PlanStagedFilter(state, &filter) &&
+	    (!has_where || PlannerScansWholeTable(sql.data, &params))) {
 		uint64 rows_read;
-		state->ordering.filtered_kinds = filtered_kinds;
+		state->ordering.staged_filter = filter;
 		if (ReadWholeHeap(session, &rows_read)) {
 			pfree(sql.data);
 			return rows_read;
 		}
-		state->ordering.filtered_kinds = 0;
+		state->ordering.staged_filter = core::StagedFilter{};
 	}
 	if (state->plan.unordered) {
 		if (state->plan.request.limit)

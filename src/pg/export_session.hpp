@@ -120,10 +120,11 @@ struct Ordering {
 	/* The scan leaves deleted rows in (so PostgreSQL need not decode every tuple): drop them here. */
 	bool filter_deleted = false;
 	/*
-	 * Id kinds (core::IdKindBit) whose filter the scan leaves to the stager: their maps are the
-	 * filter sets, and a row with an id outside one is not in the export (a direct heap read).
+	 * The id filters a direct heap read leaves to the stager (core::StagedFilter: no set, the
+	 * query filters), and the sets of the option combo filters, whose maps hold every combo.
 	 */
-	uint8_t filtered_kinds = 0;
+	core::StagedFilter staged_filter;
+	core::IdMap option_combo_sets[2];
 	/* For tuples the stager hands back: the scan's descriptor, and each query column's attribute. */
 	TupleDesc staged_desc = nullptr;
 	int staged_attributes[core::kTupleFieldCount] = {0};

@@ -449,7 +449,7 @@ StartOrdering(ExportSession *session)
 	const core::ExportRequest &request = state->plan.request;
 	ordering->staging = false;
 	ordering->filter_deleted = false;
-	ordering->filtered_kinds = 0;
+	ordering->staged_filter = core::StagedFilter{};
 	ordering->rows_to_skip = request.offset ? static_cast<uint64>(*request.offset) : 0;
 	ordering->rows_left = request.limit ? *request.limit : -1;
 	/*

@@ -358,12 +358,17 @@ TEST(DecodeStagedTupleTest, UnknownIdAndInfiniteTimestampAreErrors)
 	}
 }
 
-TEST(DecodeStagedTupleTest, IdsOutsideAFilteredKindsMapDropTheRowBeforeAnyCheck)
+TEST(DecodeStagedTupleTest, IdsOutsideTheFilterDropTheRowBeforeAnyCheck)
 {
 	Maps maps;
-	const uint8_t periods_and_org_units = IdKindBit(IdKind::kPeriod) | IdKindBit(IdKind::kOrgUnit);
-	EXPECT_EQ(IdKindBit(IdKind::kDataElement), 1u);
-	EXPECT_EQ(IdKindBit(IdKind::kAttributeOptionCombo), 16u);
+	IdMap combos; /* an option combo filter: a set of its own, smaller than the combos' map */
+	combos.Put(104, 0);
+	StagedFilter filter; /* periods by their map, org units by theirs, attribute option combos by the set */
+	filter.sets[static_cast<size_t>(IdKind::kPeriod)] = &maps.maps[static_cast<size_t>(IdKind::kPeriod)];
+	filter.sets[static_cast<size_t>(IdKind::kOrgUnit)] = &maps.maps[static_cast<size_t>(IdKind::kOrgUnit)];
+	filter.sets[static_cast<size_t>(IdKind::kAttributeOptionCombo)] = &combos;
+	EXPECT_TRUE(filter.Any());
+	EXPECT_FALSE(StagedFilter{}.Any());
 	DataValueRow row;
 	for (const bool dhis2 : {true, false}) {
 		TupleLayout layout = Dhis2Layout();
@@ -374,27 +379,29 @@ TEST(DecodeStagedTupleTest, IdsOutsideAFilteredKindsMapDropTheRowBeforeAnyCheck)
 		values[2] = Int8(999);
 		values[7] = Int8(INT64_MAX);
 		const StagedRecord outside(values);
-		EXPECT_EQ(DecodeStagedTuple(layout, maps.maps, false, outside.bytes.data(), &row, periods_and_org_units),
+		EXPECT_EQ(DecodeStagedTuple(layout, maps.maps, false, outside.bytes.data(), &row, &filter),
 		          StagedDecode::kFiltered);
-		/* A kind that is not filtered here: the same id is an error, as without filtering. */
-		EXPECT_THROW(
-		    DecodeStagedTuple(layout, maps.maps, false, outside.bytes.data(), &row, IdKindBit(IdKind::kPeriod)), Error);
-		/* A row inside every filtered map decodes, with the same checks as before. */
+		/* Without the filter the same id is an error, as it always was. */
+		EXPECT_THROW(DecodeStagedTuple(layout, maps.maps, false, outside.bytes.data(), &row), Error);
+		/* A row inside every set decodes, with the same checks as before. */
 		values[2] = Int8(102);
-		EXPECT_THROW(
-		    DecodeStagedTuple(layout, maps.maps, false, StagedRecord(values).bytes.data(), &row, periods_and_org_units),
-		    Error);
+		EXPECT_THROW(DecodeStagedTuple(layout, maps.maps, false, StagedRecord(values).bytes.data(), &row, &filter),
+		             Error);
 		values[7] = Int8(5);
-		EXPECT_EQ(
-		    DecodeStagedTuple(layout, maps.maps, false, StagedRecord(values).bytes.data(), &row, periods_and_org_units),
-		    StagedDecode::kRow);
+		EXPECT_EQ(DecodeStagedTuple(layout, maps.maps, false, StagedRecord(values).bytes.data(), &row, &filter),
+		          StagedDecode::kRow);
 		EXPECT_EQ(row.ids[2], 2u);
-		/* A deleted row outside a map is still a deleted row when those are skipped. */
+		/* An attribute option combo in its map but not in the filter's set. */
+		values[4] = Int8(105);
+		EXPECT_EQ(DecodeStagedTuple(layout, maps.maps, false, StagedRecord(values).bytes.data(), &row, &filter),
+		          StagedDecode::kFiltered);
+		EXPECT_EQ(DecodeStagedTuple(layout, maps.maps, false, StagedRecord(values).bytes.data(), &row),
+		          StagedDecode::kRow);
+		/* A deleted row outside a set is still a deleted row when those are skipped. */
 		values[2] = Int8(999);
 		values[11] = Bool(true);
-		EXPECT_EQ(
-		    DecodeStagedTuple(layout, maps.maps, true, StagedRecord(values).bytes.data(), &row, periods_and_org_units),
-		    StagedDecode::kDeleted);
+		EXPECT_EQ(DecodeStagedTuple(layout, maps.maps, true, StagedRecord(values).bytes.data(), &row, &filter),
+		          StagedDecode::kDeleted);
 	}
 }
 
@@ -575,15 +582,17 @@ TEST(RowStagerTest, EveryRowComesBackOnceWhicheverThreadDecodesIt)
 	}
 }
 
-TEST(RowStagerTest, RowsOutsideAFilteredKindsMapAreDroppedOnEitherThread)
+TEST(RowStagerTest, RowsOutsideTheFilterAreDroppedOnEitherThread)
 {
 	Maps maps;
 	maps.maps[0] = IdMap(); /* data elements 100..124 only: the export's filter set */
 	for (int i = 0; i < 25; i++)
 		maps.maps[0].Put(100 + i, static_cast<uint32_t>(i));
 	for (Handover handover : {Handover::kExchange, Handover::kSometimesHere}) {
+		StagedFilter filter;
+		filter.sets[static_cast<size_t>(IdKind::kDataElement)] = &maps.maps[0];
 		RowStager stager(Dhis2Layout(), maps.maps, PlanSortKey({OrderKey::kPeriod}), true, RowStager::kMaxChunkBytes,
-		                 IdKindBit(IdKind::kDataElement));
+		                 &filter);
 		std::vector<std::string> staged;
 		const int n = 20000;
 		Collected got = StageMany(stager, n, handover, &staged);
