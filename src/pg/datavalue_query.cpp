@@ -463,6 +463,7 @@ MayReadWholeHeap(Relation rel)
 	       pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
 }
 
+/* How many id kinds the stager filters (for the DEBUG1 report of a direct read). */
 int
 FilteredKinds(const core::StagedFilter &filter)
 {
