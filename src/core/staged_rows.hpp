@@ -96,13 +96,15 @@ TupleLayout Dhis2TupleLayout();
 struct StagedFilter {
 	const IdMap *sets[kIdKindCount] = {};
 
-	bool Any() const noexcept
+	/* How many kinds are filtered. */
+	size_t Kinds() const noexcept
 	{
+		size_t kinds = 0;
 		for (const IdMap *set : sets)
-			if (set != nullptr)
-				return true;
-		return false;
+			kinds += set != nullptr;
+		return kinds;
 	}
+	bool Any() const noexcept { return Kinds() != 0; }
 	/* Whether these ids (as stored, in IdKind order) are in every set. */
 	bool Passes(const int64_t *ids) const noexcept
 	{

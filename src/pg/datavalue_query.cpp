@@ -463,16 +463,6 @@ MayReadWholeHeap(Relation rel)
 	       pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
 }
 
-/* How many id kinds the stager filters (for the DEBUG1 report of a direct read). */
-int
-FilteredKinds(const core::StagedFilter &filter)
-{
-	int kinds = 0;
-	for (const core::IdMap *set : filter.sets)
-		kinds += set != nullptr;
-	return kinds;
-}
-
 /*
  * An ordered export that reads every row of datavalue (its query has no WHERE clause, or one the
  * planner answers with a sequential scan): read them here, heap page by page (heap_getnext,
@@ -509,7 +499,7 @@ ReadWholeHeap(ExportSession *session, uint64 *rows)
 	table_close(rel, AccessShareLock);
 	elog(DEBUG1,
 	     "datavalue_export: read the heap of datavalue directly: " UINT64_FORMAT " tuples, %d id kinds filtered here",
-	     count, FilteredKinds(state->ordering.staged_filter));
+	     count, static_cast<int>(state->ordering.staged_filter.Kinds()));
 	*rows = count;
 	return true;
 }
