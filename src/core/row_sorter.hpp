@@ -234,6 +234,12 @@ class RowSorter {
 	{
 		return DecodeRow(sorted_.arena.Data() + sorted_.entries[i].offset);
 	}
+	/* Row i's encoded record. */
+	std::string_view SortedRecord(size_t i) const noexcept
+	{
+		const char *p = sorted_.arena.Data() + sorted_.entries[i].offset;
+		return {p, EncodedRowSize(p)};
+	}
 	/* Write the sorted run's records in order to fd from offset 0, on this thread; 0 or errno. */
 	int WriteSortedRun(int fd) noexcept;
 	/*

@@ -29,6 +29,7 @@ namespace datavalue_export::pg {
 int sort_run_memory_kb = 32 * 1024;
 int client_send_buffer_kb = 2 * 1024;
 bool direct_heap_scan = true;
+bool render_thread = true;
 
 namespace {
 
@@ -186,6 +187,11 @@ _PG_init(void)
 	    "Only for a plain heap table the role may read whole, without row security or inheritance children. Off "
 	    "runs the query, e.g. for an extension that must see it.",
 	    &pg::direct_heap_scan, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+	DefineCustomBoolVariable(
+	    "datavalue_export.render_thread",
+	    "Ordered exports render the merged rows on a second core while the backend merges and sends.",
+	    "Off renders them on the backend, as unordered exports do.", &pg::render_thread, true, PGC_USERSET, 0, nullptr,
+	    nullptr, nullptr);
 	pg::ReserveSettingPrefix("datavalue_export");
 	pg::InstallCopyTagHook();
 }

@@ -27,6 +27,7 @@
 #include "core/model.hpp"
 #include "core/output_buffer.hpp"
 #include "core/compression_thread.hpp"
+#include "core/render_thread.hpp"
 #include "core/row_sorter.hpp"
 #include "core/staged_rows.hpp"
 #include "core/top_rows.hpp"
@@ -47,6 +48,8 @@ extern int sort_run_memory_kb;
 extern int client_send_buffer_kb;
 /* datavalue_export.direct_heap_scan: whole-table ordered exports read the heap without the executor. */
 extern bool direct_heap_scan;
+/* datavalue_export.render_thread: an ordered export's final merge renders on a second core. */
+extern bool render_thread;
 
 /* Flush rendered text to the client (or to a result row) once this much has accumulated. */
 inline constexpr size_t kFlushBytes = 256 * 1024;
@@ -129,6 +132,10 @@ struct Ordering {
 	TupleDesc staged_desc = nullptr;
 	int staged_attributes[core::kTupleFieldCount] = {0};
 	std::unique_ptr<core::RunMerger> merger;
+	/* The final merge's rows rendered on a second core: the records queued, the text taken back. */
+	std::unique_ptr<core::RenderThread> renderer;
+	core::OutputBuffer render_batch;
+	std::unique_ptr<core::OutputBuffer> rendered;
 	std::vector<RunFile> run_files;    /* spilled runs */
 	RunFile pending_run;               /* the run the sorter's worker is writing */
 	std::vector<int> run_levels;       /* per run: how many merges made it (ordering.cpp CascadeRuns) */

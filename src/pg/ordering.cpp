@@ -19,6 +19,9 @@ namespace datavalue_export::pg {
 
 namespace {
 
+/* Records queued for the render thread at a time: about 2,600 DHIS2 rows. */
+constexpr size_t kRenderBatchBytes = 128 * 1024;
+
 /*
  * Sorted runs live in plain temporary files (fd.c) rather than BufFiles: a BufFile moves its
  * bytes through one 8 kB block at a time, a system call each, where runs are written and read
@@ -121,19 +124,28 @@ SpillSortedRun(ExportSession *session)
 	DVE_CORE(ordering->sorter->ClearSortedRun());
 }
 
+/* Paging: whether the next sorted row goes into the document (offset and limit counted). */
+bool
+TakeNextSorted(Ordering *ordering)
+{
+	if (ordering->rows_to_skip > 0) {
+		ordering->rows_to_skip--;
+		return false;
+	}
+	if (ordering->rows_left == 0)
+		return false;
+	if (ordering->rows_left > 0)
+		ordering->rows_left--;
+	return true;
+}
+
 /* Append one sorted row, honouring offset and limit; flushes as needed. May ereport. */
 void
 EmitSorted(ExportSession *session, const core::DataValueRow &row)
 {
 	Ordering *ordering = &session->state->ordering;
-	if (ordering->rows_to_skip > 0) {
-		ordering->rows_to_skip--;
+	if (!TakeNextSorted(ordering))
 		return;
-	}
-	if (ordering->rows_left == 0)
-		return;
-	if (ordering->rows_left > 0)
-		ordering->rows_left--;
 	if (ordering->grouping) {
 		/* Rows come sorted by the group key (PE, OU, AOC): a new key closes the group. */
 		const uint32_t key[3] = {row.ids[static_cast<size_t>(core::IdKind::kPeriod)],
@@ -151,6 +163,83 @@ EmitSorted(ExportSession *session, const core::DataValueRow &row)
 		}
 	}
 	EmitRow(session, row);
+}
+
+/*
+ * The final merge renders on a second core (core/render_thread.hpp): the backend queues each
+ * row's record and sends the text that comes back. Grouping formats (ADX) keep rendering here,
+ * since a group's start depends on the row before it. The export's text so far, not yet sent,
+ * starts the thread's first buffer. May ereport.
+ */
+void
+StartRendering(ExportSession *session)
+{
+	Ordering *ordering = &session->state->ordering;
+	if (!render_thread || ordering->grouping || ordering->rows_left == 0)
+		return;
+	DVE_CORE(ordering->render_batch.Reserve(kRenderBatchBytes + 64 * 1024);
+	         ordering->renderer = std::make_unique<core::RenderThread>(*session->state->document.writer, kFlushBytes,
+	                                                                   session->state->out.text));
+	elog(DEBUG1, "datavalue_export: the merged rows are rendered on a second thread");
+}
+
+/*
+ * Send every buffer of text the render thread has finished, in order. At the end (last), a
+ * last buffer short of kFlushBytes stays in out.text for the document's end: the text is then
+ * flushed at the same places as when the backend renders (a plain SELECT's rows are those
+ * pieces). May ereport.
+ */
+void
+SendRendered(ExportSession *session, bool last)
+{
+	Ordering *ordering = &session->state->ordering;
+	core::OutputBuffer *text = &session->state->out.text;
+	for (;;) {
+		DVE_CORE(ordering->rendered = ordering->renderer->TakeRendered());
+		if (!ordering->rendered)
+			return;
+		/* FlushText sends out.text: lend it the rendered storage, and take it back empty. */
+		text->Swap(*ordering->rendered);
+		if (last && text->Size() < kFlushBytes)
+			return; /* only the thread's last buffer is short: out.text keeps it */
+		FlushText(session, false);
+		text->Swap(*ordering->rendered);
+		DVE_CORE(ordering->renderer->Recycle(std::move(ordering->rendered)));
+	}
+}
+
+/* Hand the queued records to the render thread and send what it has finished. May ereport. */
+void
+SubmitRenderBatch(ExportSession *session)
+{
+	DVE_CORE(session->state->ordering.renderer->Submit(session->state->ordering.render_batch));
+	SendRendered(session, false);
+}
+
+/* Queue one sorted row's record for the render thread, honouring offset and limit. May ereport. */
+void
+QueueSorted(ExportSession *session, std::string_view record)
+{
+	Ordering *ordering = &session->state->ordering;
+	if (!TakeNextSorted(ordering))
+		return;
+	session->rows++;
+	DVE_CORE(ordering->render_batch.Append(record));
+	if (ordering->render_batch.Size() >= kRenderBatchBytes)
+		SubmitRenderBatch(session);
+}
+
+/* After the last row: wait for the render thread, send the rest, and give the writer back. May ereport. */
+void
+FinishRendering(ExportSession *session)
+{
+	Ordering *ordering = &session->state->ordering;
+	if (!ordering->renderer)
+		return;
+	SubmitRenderBatch(session);
+	DVE_CORE(ordering->renderer->Finish());
+	SendRendered(session, true);
+	DVE_CORE(ordering->renderer.reset(); ordering->rendered.reset());
 }
 
 /*
@@ -257,7 +346,9 @@ MergeRuns(ExportSession *session, RunFile *files, size_t count, RunFile *out)
 				WriteRunFile(out, ordering->spill_buffer.Data(), ordering->spill_buffer.Size());
 				DVE_CORE(ordering->spill_buffer.Clear());
 			}
-		} else {
+		} else if (ordering->renderer)
+			QueueSorted(session, ordering->merger->TopRecord());
+		else {
 			const core::DataValueRow row = ordering->merger->Top();
 			EmitSorted(session, row);
 		}
@@ -378,7 +469,16 @@ EmitSortedRows(ExportSession *session)
 	if (ordering->run_files.empty() && !ordering->sorter->SortPending()) {
 		DVE_CORE(ordering->sorter->SortRun());
 		const core::RowSorter *sorter = ordering->sorter.get();
-		EmitInMemory(session, sorter->SortedRows(), [sorter](size_t i) { return sorter->SortedRow(i); });
+		StartRendering(session);
+		if (ordering->renderer) {
+			for (size_t i = 0; i < sorter->SortedRows() && ordering->rows_left != 0; i++) {
+				QueueSorted(session, sorter->SortedRecord(i));
+				if ((i & 1023) == 0)
+					CHECK_FOR_INTERRUPTS();
+			}
+			FinishRendering(session);
+		} else
+			EmitInMemory(session, sorter->SortedRows(), [sorter](size_t i) { return sorter->SortedRow(i); });
 		DVE_CORE(ordering->sorter->ClearSortedRun());
 		return;
 	}
@@ -429,7 +529,9 @@ EmitSortedRows(ExportSession *session)
 		DVE_CORE(ordering->run_files.swap(ordering->merged_files); ordering->merged_files.clear();
 		         ordering->run_levels.assign(ordering->run_files.size(), 0));
 	}
+	StartRendering(session);
 	MergeRuns(session, ordering->run_files.data(), ordering->run_files.size(), nullptr);
+	FinishRendering(session);
 	for (RunFile &file : ordering->run_files)
 		CloseRunFile(&file);
 	ordering->sorter->ReleaseRuns();

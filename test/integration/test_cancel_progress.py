@@ -312,12 +312,22 @@ def test_cancelling_a_gzip_export_stops_its_compression_thread(fresh_conn, db243
     assert _backend_threads(pid) == 1
 
 
-def test_cancelling_a_merge_of_spilled_runs_removes_its_files(fresh_conn, db243, demo_request):
+@pytest.fixture(scope="module")
+def threads_while_merging():
+    """Per datavalue_export.render_thread setting, the backend's threads while a merge was held."""
+    return {}
+
+
+@pytest.mark.parametrize("render_thread", ["off", "on"])
+def test_cancelling_a_merge_of_spilled_runs_removes_its_files(fresh_conn, db243, demo_request, render_thread,
+                                                              threads_while_merging):
     """With small runs the export spills several runs and keeps its last one in memory; cancelled
     while the client holds it mid-merge, its temporary files are gone, the backend is back to one
-    thread, and the next export is the whole document again."""
+    thread (the merge's render thread joined, when it has one), and the next export is the whole
+    document again."""
     request = dict(demo_request, include_deleted=True)
     with fresh_conn.cursor() as cur:
+        cur.execute("SET datavalue_export.render_thread = " + render_thread)
         cur.execute("SET datavalue_export.sort_run_memory = '256kB'")
         cur.execute("SET client_min_messages = debug1")
     full = dve.copy_bytes(fresh_conn, "json", **request)
@@ -334,6 +344,7 @@ def test_cancelling_a_merge_of_spilled_runs_removes_its_files(fresh_conn, db243,
     try:
         def cancel():
             assert backend_temp_files() > 0, "no spilled run files while the merge is held"
+            threads_while_merging[render_thread] = _backend_threads(pid)
             with other.cursor() as cur:
                 cur.execute("SELECT pg_cancel_backend(%s)", (pid,))
 
@@ -348,3 +359,5 @@ def test_cancelling_a_merge_of_spilled_runs_removes_its_files(fresh_conn, db243,
     finally:
         other.close()
     assert dve.copy_bytes(fresh_conn, "json", **request) == full
+    if render_thread == "on" and "off" in threads_while_merging:
+        assert threads_while_merging["on"] == threads_while_merging["off"] + 1, threads_while_merging

@@ -8,6 +8,7 @@ SPDX-License-Identifier: PostgreSQL
 """
 import contextlib
 import re
+import zlib
 
 import pytest
 
@@ -213,3 +214,69 @@ def test_a_page_scans_the_table_at_most_twice(fresh_conn, all_data_sets):
             page, read = _rows_read(fresh_conn, "json", request, limit=50, offset=offset)
             assert dve.data_values(dve.parse_json_pairs(page)) == full[offset:offset + 50]
             assert read <= 2 * table_rows, (offset, read, table_rows)
+
+
+RENDER_MARK = "rendered on a second thread"
+
+
+def _export_rendering(conn, render_thread, run_memory, fmt, request, **extra):
+    """(document bytes, whether the merge rendered on the second thread) of one ordered export."""
+    with conn.cursor() as cur:
+        cur.execute("SET client_min_messages = debug1")
+        cur.execute("SET datavalue_export.render_thread = %s" % ("on" if render_thread else "off"))
+    del conn.notices[:]
+    try:
+        doc = _export(conn, run_memory, fmt, request, **extra)
+    finally:
+        with conn.cursor() as cur:
+            cur.execute("RESET datavalue_export.render_thread")  # psycopg2 hands over the COPY's notices here
+    return doc, any(RENDER_MARK in n for n in conn.notices)
+
+
+@pytest.mark.parametrize("fmt,extra", [("json", {}), ("csv", {}), ("xml", {}), ("json", {"style": "2.42"}),
+                                       ("csv", {"style": "2.42", "id_scheme": "CODE"}),
+                                       ("json", {"order": "OU,CREATED"}),
+                                       ("json", {"limit": 3000, "offset": 1234})],
+                         ids=["json", "csv", "xml", "json-242", "csv-242-code", "order", "page"])
+@pytest.mark.parametrize("run_memory", ["1GB", "64kB"])
+def test_rendering_on_a_second_thread_writes_the_same_document(fresh_conn, demo_request, fmt, extra, run_memory):
+    """The final merge hands each row's record to a thread that renders it (core/render_thread):
+    from one run in memory (1GB) and from spilled runs merged in several passes (64kB), the
+    document is byte for byte the one the backend renders itself. A page of 4,234 rows is kept in
+    a bounded heap at 1GB (no merge, so no thread) and falls back to sorted runs at 64kB."""
+    request = dict(demo_request, include_deleted=True)
+    threaded, used = _export_rendering(fresh_conn, True, run_memory, fmt, request, **extra)
+    backend, used_off = _export_rendering(fresh_conn, False, run_memory, fmt, request, **extra)
+    assert used == ("limit" not in extra or run_memory == "64kB"), fresh_conn.notices[-5:]
+    assert not used_off
+    assert len(threaded) > 100_000
+    assert threaded == backend
+
+
+def test_a_gzip_export_rendered_on_a_second_thread_inflates_to_the_same_document(fresh_conn, demo_request):
+    """Three threads then: the backend merges, one renders, one compresses. Still one gzip member
+    holding exactly the document."""
+    request = dict(demo_request, include_deleted=True)
+    plain, _ = _export_rendering(fresh_conn, False, "256kB", "json", request)
+    for level in ({}, {"compression_level": 6}):
+        compressed, used = _export_rendering(fresh_conn, True, "256kB", "json", request, compression="gzip", **level)
+        assert used
+        assert compressed[:2] == b"\x1f\x8b"
+        member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        assert member.decompress(compressed) == plain, level
+        assert member.eof and member.unused_data == b"", "not exactly one gzip member"
+
+
+def test_a_gb18030_client_gets_the_transcoded_document(fresh_conn, demo_request):
+    """Text rendered on the thread is transcoded by the backend before it is sent, as before:
+    GB18030 encodes all of Unicode, so every value converts, multibyte ones included."""
+    request = dict(demo_request, include_deleted=True)
+    utf8, _ = _export_rendering(fresh_conn, False, "256kB", "csv", request)
+    fresh_conn.set_client_encoding("GB18030")
+    try:
+        converted, used = _export_rendering(fresh_conn, True, "256kB", "csv", request)
+    finally:
+        fresh_conn.set_client_encoding("UTF8")
+    assert used
+    assert converted == utf8.decode("utf-8").encode("gb18030")
+    assert converted != utf8, "the document holds no character that GB18030 writes differently"
