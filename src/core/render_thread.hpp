@@ -10,52 +10,39 @@
  * Writer into text buffers, which the backend takes with TakeRendered and sends.
  *
  * The Writer belongs to the worker from the first Submit until Finish returns: the backend must
- * not touch it in between. Memory stays bounded: at most kMaxPending batches wait, and the
- * backend takes what is rendered after each Submit, so rendered text waiting never exceeds what
- * kMaxPending + 1 batches make. Rendered buffers travel back to the worker (Recycle), so the
- * phase allocates a handful of buffers, not one per flush.
- *
- * The worker runs core code only, with every signal blocked (worker_thread.hpp). A failure in it
- * is rethrown by the next call on the backend's thread; the destructor stops and joins it, so
- * a cancelled or failed export (its state deleted by a memory context reset callback) frees
- * everything.
+ * not touch it in between. Memory stays bounded: at most BufferWorker::kMaxPending batches wait
+ * (core/buffer_worker.hpp, which also runs and stops the worker), and the backend takes what is
+ * rendered after each Submit, so rendered text waiting never exceeds what kMaxPending + 1
+ * batches make. Rendered buffers travel back to the worker (Recycle), so the phase allocates a
+ * handful of buffers, not one per flush.
  *
  * May throw std::bad_alloc, std::system_error (thread creation) and what Writer::WriteRow throws.
  * SPDX-License-Identifier: PostgreSQL
  */
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
-#include <exception>
 #include <memory>
-#include <mutex>
-#include <thread>
 #include <vector>
 
+#include "core/buffer_worker.hpp"
 #include "core/output_buffer.hpp"
 #include "core/writer.hpp"
 #include "core/cpp_only.hpp"
 
 namespace datavalue_export::core {
 
-class RenderThread {
+class RenderThread : public BufferWorker {
   public:
-	static constexpr size_t kMaxPending = 2;
-
 	/*
 	 * Rendered text is handed over in buffers of about flush_bytes, each ending at a row. The
 	 * first one starts with prefix's bytes (the document so far, not yet sent), which are taken.
 	 */
 	RenderThread(Writer &writer, size_t flush_bytes, OutputBuffer &prefix);
 	~RenderThread();
-	RenderThread(const RenderThread &) = delete;
-	RenderThread &operator=(const RenderThread &) = delete;
 
-	/* Queue batch's encoded records (EncodeRow's form, back to back) and empty it. Waits while
-	 * kMaxPending batches are queued. */
-	void Submit(OutputBuffer &batch);
+	/* Submit (BufferWorker): queue a batch of encoded records (EncodeRow's form, back to back). */
 	/* A buffer of rendered text, in row order, or null when none is ready; does not wait. */
 	std::unique_ptr<OutputBuffer> TakeRendered();
 	/* Hand a taken buffer back for reuse. */
@@ -64,25 +51,15 @@ class RenderThread {
 	void Finish();
 
   private:
-	void Run() noexcept;
-	void RenderBatch(const OutputBuffer &batch, std::unique_ptr<OutputBuffer> &text);
-	std::unique_ptr<OutputBuffer> SpareLocked();
-	void RethrowLocked();
+	void Process(const OutputBuffer &batch) override;
+	void Complete() override;
 
 	Writer &writer_;
 	const size_t flush_bytes_;
-	std::mutex mutex_;
-	std::condition_variable changed_;
-	std::deque<std::unique_ptr<OutputBuffer>> pending_;  /* batches to render */
+	std::unique_ptr<OutputBuffer> text_; /* the worker's: being rendered into */
+	/* Under the lock. */
 	std::deque<std::unique_ptr<OutputBuffer>> rendered_; /* text to send */
-	std::vector<std::unique_ptr<OutputBuffer>> spare_batches_;
 	std::vector<std::unique_ptr<OutputBuffer>> spare_texts_;
-	std::unique_ptr<OutputBuffer> first_text_;
-	std::exception_ptr failure_;
-	bool finish_requested_ = false;
-	bool finished_ = false;
-	bool stop_ = false;
-	std::thread worker_;
 };
 
 } // namespace datavalue_export::core

@@ -1,0 +1,106 @@
+/*
+ * src/core/buffer_worker.cpp
+ *	  A worker thread fed with copies of the backend's buffers; see buffer_worker.hpp.
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#include "core/buffer_worker.hpp"
+
+#include "core/worker_thread.hpp"
+
+namespace datavalue_export::core {
+
+void
+BufferWorker::Start()
+{
+	worker_ = StartSignalFreeThread([this] { Run(); });
+}
+
+void
+BufferWorker::Stop() noexcept
+{
+	{
+		std::lock_guard<std::mutex> lock(mutex_);
+		stop_ = true;
+	}
+	changed_.notify_all();
+	if (worker_.joinable())
+		worker_.join();
+}
+
+void
+BufferWorker::RethrowLocked()
+{
+	if (failure_)
+		std::rethrow_exception(failure_);
+}
+
+void
+BufferWorker::Submit(OutputBuffer &input)
+{
+	if (input.Empty())
+		return;
+	std::unique_lock<std::mutex> lock(mutex_);
+	changed_.wait(lock, [this] { return pending_.size() < kMaxPending || failure_; });
+	RethrowLocked();
+	std::unique_ptr<OutputBuffer> copy;
+	if (spare_.empty())
+		copy = std::make_unique<OutputBuffer>(input.Size());
+	else {
+		copy = std::move(spare_.back());
+		spare_.pop_back();
+	}
+	copy->Clear();
+	copy->Append(input.Data(), input.Size()); /* input's storage stays with this core (see the header) */
+	input.Clear();
+	pending_.push_back(std::move(copy));
+	lock.unlock();
+	changed_.notify_all();
+}
+
+void
+BufferWorker::Finish(std::unique_lock<std::mutex> &lock)
+{
+	lock = std::unique_lock<std::mutex>(mutex_);
+	finish_requested_ = true;
+	changed_.notify_all();
+	changed_.wait(lock, [this] { return finished_ || failure_; });
+	RethrowLocked();
+}
+
+void
+BufferWorker::Run() noexcept
+{
+	for (;;) {
+		std::unique_ptr<OutputBuffer> input;
+		{
+			std::unique_lock<std::mutex> lock(mutex_);
+			changed_.wait(lock, [this] { return stop_ || !pending_.empty() || finish_requested_; });
+			if (stop_)
+				return;
+			if (!pending_.empty()) {
+				input = std::move(pending_.front());
+				pending_.pop_front();
+			}
+		}
+		changed_.notify_all(); /* a slot is free for Submit */
+		try {
+			if (input) {
+				Process(*input);
+				input->Clear();
+				std::lock_guard<std::mutex> lock(mutex_);
+				spare_.push_back(std::move(input));
+				continue;
+			}
+			Complete();
+			std::lock_guard<std::mutex> lock(mutex_);
+			finished_ = true;
+		} catch (...) {
+			std::lock_guard<std::mutex> lock(mutex_);
+			failure_ = std::current_exception();
+		}
+		changed_.notify_all();
+		return;
+	}
+}
+
+} // namespace datavalue_export::core
