@@ -9,6 +9,17 @@
 
 namespace datavalue_export::core {
 
+std::unique_ptr<OutputBuffer>
+BufferWorker::TakeSpare(std::vector<std::unique_ptr<OutputBuffer>> &spares, size_t capacity)
+{
+	if (spares.empty())
+		return std::make_unique<OutputBuffer>(capacity);
+	std::unique_ptr<OutputBuffer> buffer = std::move(spares.back());
+	spares.pop_back();
+	buffer->Clear();
+	return buffer;
+}
+
 void
 BufferWorker::Start()
 {
@@ -42,14 +53,7 @@ BufferWorker::Submit(OutputBuffer &input)
 	std::unique_lock<std::mutex> lock(mutex_);
 	changed_.wait(lock, [this] { return pending_.size() < kMaxPending || failure_; });
 	RethrowLocked();
-	std::unique_ptr<OutputBuffer> copy;
-	if (spare_.empty())
-		copy = std::make_unique<OutputBuffer>(input.Size());
-	else {
-		copy = std::move(spare_.back());
-		spare_.pop_back();
-	}
-	copy->Clear();
+	std::unique_ptr<OutputBuffer> copy = TakeSpare(spare_, input.Size());
 	copy->Append(input.Data(), input.Size()); /* input's storage stays with this core (see the header) */
 	input.Clear();
 	pending_.push_back(std::move(copy));

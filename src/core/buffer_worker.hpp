@@ -57,6 +57,9 @@ class BufferWorker {
 	/* On the worker, without the lock: after the last buffer, once Finish was asked for. */
 	virtual void Complete() = 0;
 
+	/* An emptied buffer from spares, or a new one of the given capacity. */
+	static std::unique_ptr<OutputBuffer> TakeSpare(std::vector<std::unique_ptr<OutputBuffer>> &spares, size_t capacity);
+
 	void Start();
 	/* Stop and join the worker; what is still queued is dropped. */
 	void Stop() noexcept;

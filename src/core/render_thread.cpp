@@ -41,7 +41,6 @@ RenderThread::TakeRendered()
 void
 RenderThread::Recycle(std::unique_ptr<OutputBuffer> buffer)
 {
-	buffer->Clear();
 	std::lock_guard<std::mutex> lock(mutex_);
 	spare_texts_.push_back(std::move(buffer));
 }
@@ -65,12 +64,7 @@ RenderThread::Process(const OutputBuffer &batch)
 		if (text_->Size() >= flush_bytes_) {
 			std::lock_guard<std::mutex> lock(mutex_);
 			rendered_.push_back(std::move(text_));
-			if (spare_texts_.empty())
-				text_ = std::make_unique<OutputBuffer>(flush_bytes_ + 64 * 1024);
-			else {
-				text_ = std::move(spare_texts_.back());
-				spare_texts_.pop_back();
-			}
+			text_ = TakeSpare(spare_texts_, flush_bytes_ + 64 * 1024);
 		}
 	}
 }

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/row_sorter.hpp"
@@ -41,6 +42,8 @@ class TopRows {
 	/* Holds capacity rows: a row that sorts after all of them can no longer enter. */
 	bool Full() const noexcept { return heap_.size() == capacity_; }
 	DataValueRow Row(size_t i) const noexcept { return DecodeRow(slots_[heap_[i].slot].data()); }
+	/* Row i's encoded record. */
+	std::string_view Record(size_t i) const noexcept { return slots_[heap_[i].slot]; }
 
 	/* Bytes of the kept rows. */
 	size_t Bytes() const noexcept { return bytes_; }

@@ -246,16 +246,26 @@ FinishRendering(ExportSession *session)
 	DVE_CORE(ordering->renderer.reset(); ordering->rendered.reset());
 }
 
-/*
- * Emit rows already sorted in memory (one run, or a page's heap): row(i) for i below rows,
- * honouring the limit. row is a noexcept core accessor. May ereport.
- */
-template <typename RowAt>
+/* The next sorted row, by its encoded record: to the render thread if there is one, else rendered here. May ereport. */
 void
-EmitInMemory(ExportSession *session, size_t rows, RowAt row)
+EmitSortedRecord(ExportSession *session, std::string_view record)
+{
+	if (session->state->ordering.renderer)
+		QueueSorted(session, record);
+	else
+		EmitSorted(session, core::DecodeRow(record.data()));
+}
+
+/*
+ * Emit rows already sorted in memory (one run, or a page's heap): record(i) for i below rows,
+ * honouring the limit. record is a noexcept core accessor. May ereport.
+ */
+template <typename RecordAt>
+void
+EmitInMemory(ExportSession *session, size_t rows, RecordAt record)
 {
 	for (size_t i = 0; i < rows && session->state->ordering.rows_left != 0; i++) {
-		EmitSorted(session, row(i));
+		EmitSortedRecord(session, record(i));
 		if ((i & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -350,12 +360,8 @@ MergeRuns(ExportSession *session, RunFile *files, size_t count, RunFile *out)
 				WriteRunFile(out, ordering->spill_buffer.Data(), ordering->spill_buffer.Size());
 				DVE_CORE(ordering->spill_buffer.Clear());
 			}
-		} else if (ordering->renderer)
-			QueueSorted(session, ordering->merger->TopRecord());
-		else {
-			const core::DataValueRow row = ordering->merger->Top();
-			EmitSorted(session, row);
-		}
+		} else
+			EmitSortedRecord(session, ordering->merger->TopRecord());
 		const size_t run = ordering->merger->TopRun();
 		ordering->merger->Pop();
 		RefillRun(session, &files[run], run, read_size);
@@ -474,15 +480,8 @@ EmitSortedRows(ExportSession *session)
 		DVE_CORE(ordering->sorter->SortRun());
 		const core::RowSorter *sorter = ordering->sorter.get();
 		StartRendering(session);
-		if (ordering->renderer) {
-			for (size_t i = 0; i < sorter->SortedRows() && ordering->rows_left != 0; i++) {
-				QueueSorted(session, sorter->SortedRecord(i));
-				if ((i & 1023) == 0)
-					CHECK_FOR_INTERRUPTS();
-			}
-			FinishRendering(session);
-		} else
-			EmitInMemory(session, sorter->SortedRows(), [sorter](size_t i) { return sorter->SortedRow(i); });
+		EmitInMemory(session, sorter->SortedRows(), [sorter](size_t i) { return sorter->SortedRecord(i); });
+		FinishRendering(session);
 		DVE_CORE(ordering->sorter->ClearSortedRun());
 		return;
 	}
@@ -624,7 +623,7 @@ FinishOrdering(ExportSession *session)
 	if (ordering->top) {
 		DVE_CORE(ordering->top->Finish());
 		const core::TopRows *top = ordering->top.get();
-		EmitInMemory(session, top->Size(), [top](size_t i) { return top->Row(i); });
+		EmitInMemory(session, top->Size(), [top](size_t i) { return top->Record(i); });
 		DVE_CORE(ordering->top.reset());
 		return;
 	}
