@@ -56,7 +56,25 @@ BufferWorker::Submit(OutputBuffer &input)
 	std::unique_ptr<OutputBuffer> copy = TakeSpare(spare_, input.Size());
 	copy->Append(input.Data(), input.Size()); /* input's storage stays with this core (see the header) */
 	input.Clear();
-	pending_.push_back(std::move(copy));
+	pending_.push_back(Pending{std::move(copy), false});
+	lock.unlock();
+	changed_.notify_all();
+}
+
+bool
+BufferWorker::Behind()
+{
+	std::lock_guard<std::mutex> lock(mutex_);
+	return pending_.size() >= kMaxPending;
+}
+
+void
+BufferWorker::Hand(std::unique_ptr<OutputBuffer> buffer)
+{
+	std::unique_lock<std::mutex> lock(mutex_);
+	changed_.wait(lock, [this] { return pending_.size() < 2 * kMaxPending || failure_; });
+	RethrowLocked();
+	pending_.push_back(Pending{std::move(buffer), true});
 	lock.unlock();
 	changed_.notify_all();
 }
@@ -75,7 +93,7 @@ void
 BufferWorker::Run() noexcept
 {
 	for (;;) {
-		std::unique_ptr<OutputBuffer> input;
+		Pending input{nullptr, false};
 		{
 			std::unique_lock<std::mutex> lock(mutex_);
 			changed_.wait(lock, [this] { return stop_ || !pending_.empty() || finish_requested_; });
@@ -88,11 +106,15 @@ BufferWorker::Run() noexcept
 		}
 		changed_.notify_all(); /* a slot is free for Submit */
 		try {
-			if (input) {
-				Process(*input);
-				input->Clear();
+			if (input.handed) {
+				ProcessHanded(std::move(input.buffer));
+				continue;
+			}
+			if (input.buffer) {
+				Process(*input.buffer);
+				input.buffer->Clear();
 				std::lock_guard<std::mutex> lock(mutex_);
-				spare_.push_back(std::move(input));
+				spare_.push_back(std::move(input.buffer));
 				continue;
 			}
 			Complete();

@@ -47,6 +47,8 @@ class BufferWorker {
 
 	/* Queue a copy of input's bytes and empty input. Waits while kMaxPending buffers are queued. */
 	void Submit(OutputBuffer &input);
+	/* Whether kMaxPending buffers are queued, so that a Submit now would wait. */
+	bool Behind();
 
   protected:
 	BufferWorker() = default;
@@ -56,6 +58,14 @@ class BufferWorker {
 	virtual void Process(const OutputBuffer &input) = 0;
 	/* On the worker, without the lock: after the last buffer, once Finish was asked for. */
 	virtual void Complete() = 0;
+	/* On the worker, without the lock: a buffer queued with Hand, in its place among the submitted ones. */
+	virtual void ProcessHanded(std::unique_ptr<OutputBuffer> buffer) { Process(*buffer); }
+
+	/*
+	 * Queue the buffer itself, for ProcessHanded (which may keep it). Waits while 2 * kMaxPending
+	 * buffers are queued, so a caller that hands buffers while the worker is behind stays bounded.
+	 */
+	void Hand(std::unique_ptr<OutputBuffer> buffer);
 
 	/* An emptied buffer from spares, or a new one of the given capacity. */
 	static std::unique_ptr<OutputBuffer> TakeSpare(std::vector<std::unique_ptr<OutputBuffer>> &spares, size_t capacity);
@@ -74,7 +84,11 @@ class BufferWorker {
 	void Run() noexcept;
 
 	std::condition_variable changed_;
-	std::deque<std::unique_ptr<OutputBuffer>> pending_;
+	struct Pending {
+		std::unique_ptr<OutputBuffer> buffer;
+		bool handed; /* by Hand: to ProcessHanded, not back to spare_ */
+	};
+	std::deque<Pending> pending_;
 	std::vector<std::unique_ptr<OutputBuffer>> spare_;
 	std::exception_ptr failure_;
 	bool finish_requested_ = false;

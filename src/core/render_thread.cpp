@@ -11,8 +11,8 @@
 
 namespace datavalue_export::core {
 
-RenderThread::RenderThread(Writer &writer, size_t flush_bytes, OutputBuffer &prefix)
-    : writer_(writer), flush_bytes_(flush_bytes),
+RenderThread::RenderThread(Writer &writer, size_t flush_bytes, OutputBuffer &prefix, bool render_here_too)
+    : writer_(writer), fork_(render_here_too ? writer.ForkForLaterRows() : nullptr), flush_bytes_(flush_bytes),
       text_(std::make_unique<OutputBuffer>(std::max(flush_bytes, prefix.Size()) + 64 * 1024))
 {
 	if (!prefix.Empty())
@@ -46,10 +46,42 @@ RenderThread::Recycle(std::unique_ptr<OutputBuffer> buffer)
 }
 
 void
+RenderThread::RenderHere(OutputBuffer &batch)
+{
+	if (batch.Empty())
+		return;
+	if (!submitted_rows_ || fork_ == nullptr) {
+		Submit(batch);
+		return;
+	}
+	std::unique_ptr<OutputBuffer> text;
+	{
+		std::lock_guard<std::mutex> lock(mutex_);
+		RethrowLocked();
+		text = TakeSpare(spare_texts_, flush_bytes_ + 64 * 1024);
+	}
+	const char *p = batch.Data();
+	const char *end = p + batch.Size();
+	for (; p < end; p += EncodedRowSize(p))
+		fork_->WriteRow(DecodeRow(p), *text);
+	batch.Clear();
+	Hand(std::move(text));
+}
+
+void
 RenderThread::Finish()
 {
 	std::unique_lock<std::mutex> lock;
 	BufferWorker::Finish(lock);
+	if (fork_)
+		writer_.CountForkRows(*fork_);
+}
+
+void
+RenderThread::HandOverText()
+{
+	rendered_.push_back(std::move(text_));
+	text_ = TakeSpare(spare_texts_, flush_bytes_ + 64 * 1024);
 }
 
 /* Render one batch, handing the text over (and taking a spare) each time it is full. */
@@ -63,10 +95,19 @@ RenderThread::Process(const OutputBuffer &batch)
 		p += EncodedRowSize(p);
 		if (text_->Size() >= flush_bytes_) {
 			std::lock_guard<std::mutex> lock(mutex_);
-			rendered_.push_back(std::move(text_));
-			text_ = TakeSpare(spare_texts_, flush_bytes_ + 64 * 1024);
+			HandOverText();
 		}
 	}
+}
+
+/* A batch the caller rendered (RenderHere): the text so far goes first, then that batch's. */
+void
+RenderThread::ProcessHanded(std::unique_ptr<OutputBuffer> text)
+{
+	std::lock_guard<std::mutex> lock(mutex_);
+	if (!text_->Empty())
+		HandOverText();
+	rendered_.push_back(std::move(text));
 }
 
 /* After the last batch: hand over the last, short text. */

@@ -64,8 +64,18 @@ class Writer {
   public:
 	explicit Writer(DocumentOptions options);
 	virtual ~Writer() = default;
-	Writer(const Writer &) = delete;
 	Writer &operator=(const Writer &) = delete;
+
+	/*
+	 * A writer for rows that follow others, made once every identifier is added: it renders a
+	 * row exactly as this one would after at least one row, with its own per-row state (the
+	 * timestamp cache), so a second thread can render a part of the rows while this one renders
+	 * another (core/render_thread.hpp). nullptr for formats whose rows depend on the rows before
+	 * them (ADX's groups).
+	 */
+	virtual std::unique_ptr<Writer> ForkForLaterRows() const { return nullptr; }
+	/* Count the rows a fork rendered as this writer's (End depends on whether there were any). */
+	void CountForkRows(const Writer &fork) noexcept { rows_ += fork.rows_ - 1; }
 
 	/*
 	 * Register one identifier of a kind; returns its index for DataValueRow::ids. A nullopt
@@ -90,6 +100,18 @@ class Writer {
 	uint64_t Rows() const noexcept { return rows_; }
 
   protected:
+	/* For ForkOf only: a writer is copied whole, its identifier fragments too. */
+	Writer(const Writer &) = default;
+
+	/* ForkForLaterRows of a format whose rows stand alone: a copy that has written one row. */
+	template <typename Format>
+	static std::unique_ptr<Writer> ForkOf(const Format &writer)
+	{
+		std::unique_ptr<Format> fork(new Format(writer));
+		fork->rows_ = 1;
+		return fork;
+	}
+
 	/* The bytes one identifier contributes to every row that references it. */
 	virtual std::string RenderIdentifier(IdKind kind, std::optional<std::string_view> text, bool is_default) const = 0;
 	/* Formats that need more than the text (ADX) override this; the default ignores detail. */

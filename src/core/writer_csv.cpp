@@ -29,6 +29,8 @@ class CsvWriter final : public Writer {
   public:
 	using Writer::Writer;
 
+	std::unique_ptr<Writer> ForkForLaterRows() const override { return ForkOf(*this); }
+
 	void Begin(OutputBuffer &out) override { out.Append(kCsvHeader); }
 
 	void WriteRow(const DataValueRow &row, OutputBuffer &out) override

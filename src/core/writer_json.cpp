@@ -52,6 +52,8 @@ class JsonWriter final : public Writer {
   public:
 	using Writer::Writer;
 
+	std::unique_ptr<Writer> ForkForLaterRows() const override { return ForkOf(*this); }
+
 	void Begin(OutputBuffer &out) override
 	{
 		out.Append('{');

@@ -56,6 +56,8 @@ class XmlWriter final : public Writer {
   public:
 	using Writer::Writer;
 
+	std::unique_ptr<Writer> ForkForLaterRows() const override { return ForkOf(*this); }
+
 	void Begin(OutputBuffer &out) override
 	{
 		out.Append(kXmlDeclaration);

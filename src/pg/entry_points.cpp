@@ -29,7 +29,27 @@ namespace datavalue_export::pg {
 int sort_run_memory_kb = 32 * 1024;
 int client_send_buffer_kb = 2 * 1024;
 bool direct_heap_scan = true;
-bool render_thread = true;
+int render_thread = kRenderShared;
+
+namespace {
+/*
+ * datavalue_export.render_thread: on and off for users (with PostgreSQL's boolean spellings);
+ * thread_only and alternate are hidden, for measuring and testing the backend's share.
+ */
+const config_enum_entry kRenderThreadOptions[] = {
+    {"on", kRenderShared, false},
+    {"off", kRenderOff, false},
+    {"true", kRenderShared, true},
+    {"false", kRenderOff, true},
+    {"yes", kRenderShared, true},
+    {"no", kRenderOff, true},
+    {"1", kRenderShared, true},
+    {"0", kRenderOff, true},
+    {"thread_only", kRenderThreadOnly, true},
+    {"alternate", kRenderAlternate, true},
+    {nullptr, 0, false},
+};
+} // namespace
 
 namespace {
 
@@ -187,11 +207,12 @@ _PG_init(void)
 	    "Only for a plain heap table the role may read whole, without row security or inheritance children. Off "
 	    "runs the query, e.g. for an extension that must see it.",
 	    &pg::direct_heap_scan, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
-	DefineCustomBoolVariable(
+	DefineCustomEnumVariable(
 	    "datavalue_export.render_thread",
 	    "Ordered exports render the merged rows on a second core while the backend merges and sends.",
-	    "Off renders them on the backend, as unordered exports do.", &pg::render_thread, true, PGC_USERSET, 0, nullptr,
-	    nullptr, nullptr);
+	    "The backend renders a share too whenever that thread is behind. Off renders them on the backend, as "
+	    "unordered exports do.",
+	    &pg::render_thread, pg::kRenderShared, pg::kRenderThreadOptions, PGC_USERSET, 0, nullptr, nullptr, nullptr);
 	pg::ReserveSettingPrefix("datavalue_export");
 	pg::InstallCopyTagHook();
 }

@@ -49,7 +49,13 @@ extern int client_send_buffer_kb;
 /* datavalue_export.direct_heap_scan: whole-table ordered exports read the heap without the executor. */
 extern bool direct_heap_scan;
 /* datavalue_export.render_thread: an ordered export's final merge renders on a second core. */
-extern bool render_thread;
+enum RenderThreadSetting {
+	kRenderOff,
+	kRenderShared,     /* on: the thread, and the backend too while the thread is behind (byte streams) */
+	kRenderThreadOnly, /* hidden: the thread alone, as before the backend shared (for measuring) */
+	kRenderAlternate,  /* hidden: the backend renders every other batch, however fast the thread (for tests) */
+};
+extern int render_thread;
 
 /* Flush rendered text to the client (or to a result row) once this much has accumulated. */
 inline constexpr size_t kFlushBytes = 256 * 1024;
@@ -136,6 +142,8 @@ struct Ordering {
 	std::unique_ptr<core::RenderThread> renderer;
 	core::OutputBuffer render_batch;
 	std::unique_ptr<core::OutputBuffer> rendered;
+	bool render_here_too = false;      /* the backend renders batches too while the thread is behind */
+	uint64_t render_batches = 0;       /* batches queued so far (render_thread = alternate) */
 	std::vector<RunFile> run_files;    /* spilled runs */
 	RunFile pending_run;               /* the run the sorter's worker is writing */
 	std::vector<int> run_levels;       /* per run: how many merges made it (ordering.cpp CascadeRuns) */

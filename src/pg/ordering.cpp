@@ -179,12 +179,20 @@ StartRendering(ExportSession *session)
 	 * A gzip export already compresses on a second core: a third thread there slowed the 1M
 	 * demo's merge phase from about 360 to 450 ms. zip compresses on the backend, and gains.
 	 */
-	if (!render_thread || ordering->grouping || ordering->rows_left == 0 || session->state->out.gzip)
+	if (render_thread == kRenderOff || ordering->grouping || ordering->rows_left == 0 || session->state->out.gzip)
 		return;
+	/*
+	 * The backend renders a share too where the text's cut points do not show: a byte stream
+	 * (not a SELECT's rows) that is not compressed (zip's deflate is fed the cuts as they come).
+	 */
+	ordering->render_here_too =
+	    render_thread != kRenderThreadOnly && session->sink.kind != SinkKind::kResultRows && !session->state->out.zip;
+	ordering->render_batches = 0;
 	DVE_CORE(ordering->render_batch.Reserve(kRenderBatchBytes + 64 * 1024);
-	         ordering->renderer = std::make_unique<core::RenderThread>(*session->state->document.writer, kFlushBytes,
-	                                                                   session->state->out.text));
-	elog(DEBUG1, "datavalue_export: the merged rows are rendered on a second thread");
+	         ordering->renderer = std::make_unique<core::RenderThread>(
+	             *session->state->document.writer, kFlushBytes, session->state->out.text, ordering->render_here_too));
+	elog(DEBUG1, "datavalue_export: the merged rows are rendered on a second thread%s",
+	     ordering->render_here_too ? ", and on this one while it is behind" : "");
 }
 
 /*
@@ -204,7 +212,7 @@ SendRendered(ExportSession *session, bool last)
 			return;
 		/* FlushText sends out.text: lend it the rendered storage, and take it back empty. */
 		text->Swap(*ordering->rendered);
-		if (last && text->Size() < kFlushBytes)
+		if (last && text->Size() < kFlushBytes && !ordering->render_here_too)
 			return; /* only the thread's last buffer is short: out.text keeps it */
 		FlushText(session, false);
 		text->Swap(*ordering->rendered);
@@ -216,7 +224,12 @@ SendRendered(ExportSession *session, bool last)
 void
 SubmitRenderBatch(ExportSession *session)
 {
-	DVE_CORE(session->state->ordering.renderer->Submit(session->state->ordering.render_batch));
+	Ordering *ordering = &session->state->ordering;
+	core::RenderThread *renderer = ordering->renderer.get();
+	const bool here = ordering->render_here_too && render_thread == kRenderAlternate ? ordering->render_batches % 2 == 1
+	                                                                                 : renderer->ShouldRenderHere();
+	ordering->render_batches++;
+	DVE_CORE(if (here) renderer->RenderHere(ordering->render_batch); else renderer->Submit(ordering->render_batch));
 	SendRendered(session, false);
 }
 

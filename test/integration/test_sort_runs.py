@@ -221,11 +221,16 @@ def test_a_page_scans_the_table_at_most_twice(fresh_conn, all_data_sets):
 RENDER_MARK = "rendered on a second thread"
 
 
+SHARE_MARK = "and on this one while it is behind"
+
+
 def _export_rendering(conn, render_thread, run_memory, fmt, request, **extra):
-    """(document bytes, whether the merge rendered on the second thread) of one ordered export."""
+    """(document bytes, whether the merge rendered on the second thread) of one ordered export.
+    render_thread: True or False, or one of the setting's values by name."""
+    setting = {True: "on", False: "off"}.get(render_thread, render_thread)
     with conn.cursor() as cur:
         cur.execute("SET client_min_messages = debug1")
-        cur.execute("SET datavalue_export.render_thread = %s" % ("on" if render_thread else "off"))
+        cur.execute("SET datavalue_export.render_thread = %s" % setting)
     del conn.notices[:]
     try:
         doc = _export(conn, run_memory, fmt, request, **extra)
@@ -255,6 +260,51 @@ def test_rendering_on_a_second_thread_writes_the_same_document(fresh_conn, demo_
     assert threaded == backend
 
 
+@pytest.mark.parametrize("fmt,extra", [("json", {}), ("csv", {}), ("xml", {}), ("json", {"style": "2.42"}),
+                                       ("json", {"limit": 30000, "offset": 1234})],
+                         ids=["json", "csv", "xml", "json-242", "page"])
+@pytest.mark.parametrize("setting", ["alternate", "thread_only"])
+def test_the_backends_share_of_the_rendering_writes_the_same_document(fresh_conn, demo_request, fmt, extra, setting):
+    """With render_thread = on the backend renders a batch itself whenever the thread is behind
+    (its text takes that batch's place); how many it renders depends on the two cores' speeds.
+    The hidden setting alternate makes it render every other batch whatever the speeds, so the
+    path is taken in every run; thread_only leaves all of it to the thread. Both give the bytes
+    the backend writes alone, from spilled runs (64kB) and from one run in memory (1GB)."""
+    request = dict(demo_request, include_deleted=True)
+    for run_memory in ("64kB", "1GB"):
+        if "limit" in extra and run_memory == "1GB":
+            continue  # a page that fits memory takes the bounded heap, without the thread
+        shared, used = _export_rendering(fresh_conn, setting, run_memory, fmt, request, **extra)
+        shared_mark = any(SHARE_MARK in n for n in fresh_conn.notices)
+        alone, _ = _export_rendering(fresh_conn, False, run_memory, fmt, request, **extra)
+        assert used, fresh_conn.notices[-5:]
+        assert shared_mark == (setting == "alternate")
+        assert len(shared) > 100_000
+        assert shared == alone, run_memory
+
+
+def test_a_select_keeps_its_rows_when_the_backend_would_share(fresh_conn, demo_request):
+    """A plain SELECT returns the document in rows cut where the text was flushed. The backend's
+    share would move those cuts from run to run, so a SELECT leaves the rendering to the thread:
+    its rows are the ones an export rendered on the backend alone returns, piece for piece."""
+    request = dict(demo_request, include_deleted=True)
+
+    def pieces(setting):
+        with fresh_conn.cursor() as cur:
+            cur.execute("SET datavalue_export.render_thread = %s" % setting)
+            cur.execute("SET datavalue_export.sort_run_memory = '64kB'")
+            cur.execute("SELECT chunk FROM %s AS chunk" % dve.call("json", **request))
+            rows = [r[0] for r in cur.fetchall()]
+            cur.execute("RESET datavalue_export.render_thread")
+            cur.execute("RESET datavalue_export.sort_run_memory")
+        return rows
+
+    alone = pieces("off")
+    assert len(alone) > 3
+    assert pieces("alternate") == alone
+    assert pieces("on") == alone
+
+
 def test_a_gzip_export_renders_on_the_backend_and_a_zip_export_on_the_thread(fresh_conn, demo_request):
     """gzip already compresses on a second thread, so its merge renders on the backend; zip
     compresses on the backend, so its merge renders on the thread. Either way the compressed
@@ -269,6 +319,7 @@ def test_a_gzip_export_renders_on_the_backend_and_a_zip_export_on_the_thread(fre
         assert member.eof and member.unused_data == b"", "not exactly one gzip member"
     archive, used = _export_rendering(fresh_conn, True, "256kB", "json", request, compression="zip")
     assert used
+    assert not any(SHARE_MARK in n for n in fresh_conn.notices), "zip's deflate sees the text's cuts"
     with zipfile.ZipFile(io.BytesIO(archive)) as z:
         names = z.namelist()
         assert len(names) == 1

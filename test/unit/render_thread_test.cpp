@@ -8,7 +8,9 @@
  */
 #include "core/render_thread.hpp"
 
+#include <functional>
 #include <random>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -85,15 +87,21 @@ RenderHere(Format format, const std::vector<DataValueRow> &rows)
 	return std::string(out.View());
 }
 
-/* The rows encoded, queued batch_bytes at a time, and their text collected as the export's merge does. */
+/* Which batches (by their index) the caller renders itself; none when empty. */
+using RenderHerePolicy = std::function<bool(RenderThread &thread, size_t batch)>;
+
+/*
+ * The rows encoded, queued batch_bytes at a time, and their text collected as the export's
+ * merge does; with a policy, the caller renders the batches it picks (RenderHere).
+ */
 std::string
 RenderOnWorker(Format format, const std::vector<DataValueRow> &rows, size_t batch_bytes, size_t flush_bytes,
-               size_t *buffers = nullptr)
+               size_t *buffers = nullptr, const RenderHerePolicy &here = nullptr)
 {
 	std::unique_ptr<Writer> writer = NewWriter(format);
 	OutputBuffer prefix;
 	prefix.Append(kPrefix);
-	RenderThread thread(*writer, flush_bytes, prefix);
+	RenderThread thread(*writer, flush_bytes, prefix, here != nullptr);
 	EXPECT_TRUE(prefix.Empty());
 	OutputBuffer batch;
 	std::string sent;
@@ -106,10 +114,15 @@ RenderOnWorker(Format format, const std::vector<DataValueRow> &rows, size_t batc
 			thread.Recycle(std::move(text));
 		}
 	};
+	size_t batches = 0;
 	for (const DataValueRow &row : rows) {
 		EncodeRow(row, batch);
 		if (batch.Size() >= batch_bytes) {
-			thread.Submit(batch);
+			if (here && here(thread, batches))
+				thread.RenderHere(batch);
+			else
+				thread.Submit(batch);
+			batches++;
 			EXPECT_TRUE(batch.Empty());
 			take();
 		}
@@ -136,6 +149,65 @@ TEST(RenderThreadTest, SameTextAsRenderingOnTheCallersThread)
 				EXPECT_EQ(RenderOnWorker(format, set.rows, batch, flush), expected);
 			}
 	}
+}
+
+TEST(RenderThreadTest, SameTextWhenTheCallerRendersSomeBatches)
+{
+	const RowSet set(20000, 13);
+	const std::pair<const char *, RenderHerePolicy> policies[] = {
+	    {"every other", [](RenderThread &, size_t batch) { return batch % 2 == 1; }},
+	    {"two in three", [](RenderThread &, size_t batch) { return batch % 3 != 0; }},
+	    /* The first batch too: with no row before it, RenderHere submits it instead. */
+	    {"all", [](RenderThread &, size_t) { return true; }},
+	    {"while behind", [](RenderThread &thread, size_t) { return thread.ShouldRenderHere(); }},
+	};
+	for (const Format format : {Format::kJson, Format::kCsv, Format::kXml}) {
+		const std::string expected = RenderHere(format, set.rows);
+		for (const auto &[name, policy] : policies)
+			for (const size_t batch : {size_t{1}, size_t{4096}, size_t{128 * 1024}}) {
+				SCOPED_TRACE(testing::Message()
+				             << "format " << static_cast<int>(format) << " policy " << name << " batch " << batch);
+				/* RenderOnWorker also checks that the writer counts every row, the fork's too. */
+				EXPECT_EQ(RenderOnWorker(format, set.rows, batch, 64 * 1024, nullptr, policy), expected);
+			}
+	}
+}
+
+TEST(RenderThreadTest, XmlRootClosesWhenOnlyTheForkRenderedRowsAfterTheFirst)
+{
+	/* XML's End depends on the writer's row count: one row submitted, the rest rendered here. */
+	const RowSet set(50, 17);
+	std::unique_ptr<Writer> writer = NewWriter(Format::kXml);
+	OutputBuffer prefix;
+	RenderThread thread(*writer, 1 << 20, prefix, true);
+	OutputBuffer batch;
+	for (const DataValueRow &row : set.rows) {
+		EncodeRow(row, batch);
+		thread.RenderHere(batch);
+	}
+	thread.Finish();
+	EXPECT_EQ(writer->Rows(), set.rows.size());
+	OutputBuffer end;
+	writer->End(end);
+	EXPECT_EQ(end.View(), "</dataValueSet>");
+}
+
+TEST(RenderThreadTest, TheCallerNeverRendersWithoutRenderHereToo)
+{
+	const RowSet set(20000, 19);
+	std::unique_ptr<Writer> writer = NewWriter(Format::kJson);
+	OutputBuffer prefix;
+	RenderThread thread(*writer, 64 * 1024, prefix);
+	OutputBuffer batch;
+	for (const DataValueRow &row : set.rows) {
+		EncodeRow(row, batch);
+		EXPECT_FALSE(thread.ShouldRenderHere());
+		if (batch.Size() >= 4096)
+			thread.Submit(batch);
+	}
+	thread.Submit(batch);
+	thread.Finish();
+	EXPECT_EQ(writer->Rows(), set.rows.size());
 }
 
 TEST(RenderThreadTest, ARowAtATime)
