@@ -59,11 +59,16 @@ class BufferWorker {
 	/* On the worker, without the lock: after the last buffer, once Finish was asked for. */
 	virtual void Complete() = 0;
 	/* On the worker, without the lock: a buffer queued with Hand, in its place among the submitted ones. */
-	virtual void ProcessHanded(std::unique_ptr<OutputBuffer> buffer) { Process(*buffer); }
+	virtual void ProcessHanded(std::unique_ptr<OutputBuffer> buffer)
+	{
+		if (buffer)
+			Process(*buffer);
+	}
 
 	/*
-	 * Queue the buffer itself, for ProcessHanded (which may keep it). Waits while 2 * kMaxPending
-	 * buffers are queued, so a caller that hands buffers while the worker is behind stays bounded.
+	 * Queue the buffer itself (or nullptr: a place in the queue), for ProcessHanded, which may
+	 * keep it. Waits while 2 * kMaxPending are queued, so a caller that hands buffers while the
+	 * worker is behind stays bounded.
 	 */
 	void Hand(std::unique_ptr<OutputBuffer> buffer);
 

@@ -54,18 +54,30 @@ RenderThread::RenderHere(OutputBuffer &batch)
 		Submit(batch);
 		return;
 	}
+	/* Cut like the worker's text, so every buffer in circulation stays about flush_bytes. */
+	std::vector<std::unique_ptr<OutputBuffer>> texts;
 	std::unique_ptr<OutputBuffer> text;
-	{
+	const auto take_spare = [this, &text] {
 		std::lock_guard<std::mutex> lock(mutex_);
 		RethrowLocked();
 		text = TakeSpare(spare_texts_, flush_bytes_ + 64 * 1024);
-	}
-	const char *p = batch.Data();
-	const char *end = p + batch.Size();
-	for (; p < end; p += EncodedRowSize(p))
+	};
+	take_spare();
+	for (const char *p = batch.Data(), *end = p + batch.Size(); p < end; p += EncodedRowSize(p)) {
 		fork_->WriteRow(DecodeRow(p), *text);
+		if (text->Size() >= flush_bytes_) {
+			texts.push_back(std::move(text));
+			take_spare();
+		}
+	}
+	if (!text->Empty())
+		texts.push_back(std::move(text));
 	batch.Clear();
-	Hand(std::move(text));
+	{
+		std::lock_guard<std::mutex> lock(mutex_);
+		rendered_here_.push_back(std::move(texts));
+	}
+	Hand(nullptr); /* its place in the queue: ProcessHanded takes the texts */
 }
 
 void
@@ -100,14 +112,16 @@ RenderThread::Process(const OutputBuffer &batch)
 	}
 }
 
-/* A batch the caller rendered (RenderHere): the text so far goes first, then that batch's. */
+/* A batch the caller rendered (RenderHere), in its place: the text so far goes first, then that batch's. */
 void
-RenderThread::ProcessHanded(std::unique_ptr<OutputBuffer> text)
+RenderThread::ProcessHanded(std::unique_ptr<OutputBuffer> /* place */)
 {
 	std::lock_guard<std::mutex> lock(mutex_);
 	if (!text_->Empty())
 		HandOverText();
-	rendered_.push_back(std::move(text));
+	for (std::unique_ptr<OutputBuffer> &text : rendered_here_.front())
+		rendered_.push_back(std::move(text));
+	rendered_here_.pop_front();
 }
 
 /* After the last batch: hand over the last, short text. */

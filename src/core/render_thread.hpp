@@ -88,6 +88,8 @@ class RenderThread : public BufferWorker {
 	std::unique_ptr<OutputBuffer> text_; /* the worker's: being rendered into */
 	/* Under the lock. */
 	std::deque<std::unique_ptr<OutputBuffer>> rendered_; /* text to send */
+	/* The texts of each batch RenderHere rendered, until the worker reaches its place. */
+	std::deque<std::vector<std::unique_ptr<OutputBuffer>>> rendered_here_;
 	std::vector<std::unique_ptr<OutputBuffer>> spare_texts_;
 };
 
