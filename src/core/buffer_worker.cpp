@@ -61,11 +61,11 @@ BufferWorker::Submit(OutputBuffer &input)
 	changed_.notify_all();
 }
 
-bool
-BufferWorker::Behind()
+size_t
+BufferWorker::Queued()
 {
 	std::lock_guard<std::mutex> lock(mutex_);
-	return pending_.size() >= kMaxPending;
+	return pending_.size();
 }
 
 void

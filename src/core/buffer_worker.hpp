@@ -47,8 +47,8 @@ class BufferWorker {
 
 	/* Queue a copy of input's bytes and empty input. Waits while kMaxPending buffers are queued. */
 	void Submit(OutputBuffer &input);
-	/* Whether kMaxPending buffers are queued, so that a Submit now would wait. */
-	bool Behind();
+	/* How many buffers wait for the worker (Submit waits at kMaxPending). */
+	size_t Queued();
 
   protected:
 	BufferWorker() = default;

@@ -19,7 +19,7 @@
  * Rendering is most of the phase's work, so the worker is its slower side: on the 1M demo it
  * rendered at 100% of a core while the backend merged and sent at about 55% and a quarter of the
  * machine stood idle. With render_here_too, the backend renders a batch itself (RenderHere, with
- * a fork of the writer) whenever the worker is behind, and the text takes that batch's place
+ * a fork of the writer) whenever a batch still waits for the worker, and the text takes that batch's place
  * among the worker's: the two share the rendering in whatever proportion their speeds give.
  * The worker then ends its text short before each such batch, so the text's cut points vary
  * from run to run (not its bytes): only for a byte stream, not for a SELECT's rows.
@@ -58,9 +58,10 @@ class RenderThread : public BufferWorker {
 	}
 	/*
 	 * Whether the caller should render its next batch itself: the thread was made
-	 * render_here_too and the worker is behind (BufferWorker::Behind).
+	 * render_here_too and the worker has not caught up (a batch still waits for it). Waiting
+	 * for a full queue instead left the backend a smaller share and was slower (bench/README.md).
 	 */
-	bool ShouldRenderHere() { return fork_ != nullptr && Behind(); }
+	bool ShouldRenderHere() { return fork_ != nullptr && Queued() > 0; }
 	/*
 	 * Render a batch of records on the caller's thread (render_here_too), its text queued in its
 	 * place among the submitted batches'; empties it. Before any row was submitted it submits
