@@ -69,12 +69,12 @@ BufferWorker::Queued()
 }
 
 void
-BufferWorker::Hand(std::unique_ptr<OutputBuffer> buffer)
+BufferWorker::QueuePlace()
 {
 	std::unique_lock<std::mutex> lock(mutex_);
 	changed_.wait(lock, [this] { return pending_.size() < 2 * kMaxPending || failure_; });
 	RethrowLocked();
-	pending_.push_back(Pending{std::move(buffer), true});
+	pending_.push_back(Pending{nullptr, true});
 	lock.unlock();
 	changed_.notify_all();
 }
@@ -106,8 +106,8 @@ BufferWorker::Run() noexcept
 		}
 		changed_.notify_all(); /* a slot is free for Submit */
 		try {
-			if (input.handed) {
-				ProcessHanded(std::move(input.buffer));
+			if (input.place) {
+				ProcessPlace();
 				continue;
 			}
 			if (input.buffer) {

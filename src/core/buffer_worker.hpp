@@ -58,19 +58,15 @@ class BufferWorker {
 	virtual void Process(const OutputBuffer &input) = 0;
 	/* On the worker, without the lock: after the last buffer, once Finish was asked for. */
 	virtual void Complete() = 0;
-	/* On the worker, without the lock: a buffer queued with Hand, in its place among the submitted ones. */
-	virtual void ProcessHanded(std::unique_ptr<OutputBuffer> buffer)
-	{
-		if (buffer)
-			Process(*buffer);
-	}
+	/* On the worker, without the lock: a place queued with QueuePlace, reached in order. */
+	virtual void ProcessPlace() {}
 
 	/*
-	 * Queue the buffer itself (or nullptr: a place in the queue), for ProcessHanded, which may
-	 * keep it. Waits while 2 * kMaxPending are queued, so a caller that hands buffers while the
-	 * worker is behind stays bounded.
+	 * Queue a place among the submitted buffers, for work the caller did itself (ProcessPlace
+	 * runs when the worker reaches it). Waits while 2 * kMaxPending are queued, so a caller that
+	 * queues places while the worker is behind stays bounded.
 	 */
-	void Hand(std::unique_ptr<OutputBuffer> buffer);
+	void QueuePlace();
 
 	/* An emptied buffer from spares, or a new one of the given capacity. */
 	static std::unique_ptr<OutputBuffer> TakeSpare(std::vector<std::unique_ptr<OutputBuffer>> &spares, size_t capacity);
@@ -90,8 +86,8 @@ class BufferWorker {
 
 	std::condition_variable changed_;
 	struct Pending {
-		std::unique_ptr<OutputBuffer> buffer;
-		bool handed; /* by Hand: to ProcessHanded, not back to spare_ */
+		std::unique_ptr<OutputBuffer> buffer; /* a submitted copy, or nullptr for a place */
+		bool place;                           /* by QueuePlace: for ProcessPlace */
 	};
 	std::deque<Pending> pending_;
 	std::vector<std::unique_ptr<OutputBuffer>> spare_;

@@ -77,7 +77,7 @@ RenderThread::RenderHere(OutputBuffer &batch)
 		std::lock_guard<std::mutex> lock(mutex_);
 		rendered_here_.push_back(std::move(texts));
 	}
-	Hand(nullptr); /* its place in the queue: ProcessHanded takes the texts */
+	QueuePlace(); /* ProcessPlace takes the texts when the worker gets there */
 }
 
 void
@@ -114,7 +114,7 @@ RenderThread::Process(const OutputBuffer &batch)
 
 /* A batch the caller rendered (RenderHere), in its place: the text so far goes first, then that batch's. */
 void
-RenderThread::ProcessHanded(std::unique_ptr<OutputBuffer> /* place */)
+RenderThread::ProcessPlace()
 {
 	std::lock_guard<std::mutex> lock(mutex_);
 	if (!text_->Empty())

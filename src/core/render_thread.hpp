@@ -78,7 +78,7 @@ class RenderThread : public BufferWorker {
   private:
 	void Process(const OutputBuffer &batch) override;
 	void Complete() override;
-	void ProcessHanded(std::unique_ptr<OutputBuffer> text) override;
+	void ProcessPlace() override;
 	/* Under the lock: the worker's text so far goes out, and it starts a new one. */
 	void HandOverText();
 

@@ -32,6 +32,7 @@ bool direct_heap_scan = true;
 int render_thread = kRenderShared;
 
 namespace {
+
 /*
  * datavalue_export.render_thread: on and off for users (with PostgreSQL's boolean spellings);
  * thread_only and alternate are hidden, for measuring and testing the backend's share.
@@ -49,9 +50,6 @@ const config_enum_entry kRenderThreadOptions[] = {
     {"alternate", kRenderAlternate, true},
     {nullptr, 0, false},
 };
-} // namespace
-
-namespace {
 
 void
 DeleteExportState(void *arg)
