@@ -1151,7 +1151,8 @@ def shared_memory_page_size(db):
 
 def page_reporting():
     """Whether a virtio balloon can hand the guest's free memory back to its host (free page
-    reporting, feature bit 5), and whether run.sh paused it (its driver unbound) for this run.
+    reporting, feature bit 5), and whether run.sh paused it (its driver unbound, or the reporting
+    order raised) for this run.
     None when the machine has no such balloon."""
     base = "/sys/bus/virtio/devices"
     try:
@@ -1169,6 +1170,13 @@ def page_reporting():
         except OSError:
             continue
         if os.path.exists(os.path.join(base, dev, "driver")):
+            try:
+                with open("/sys/module/page_reporting/parameters/page_reporting_order") as f:
+                    if int(f.read()) > 10:  # past the largest free block: nothing is reported
+                        return ("paused (page_reporting_order raised past the largest free block: run.sh does so"
+                                " for its run when the balloon's driver cannot be unbound)")
+            except (OSError, ValueError):
+                pass
             return "ON: memory the guest frees goes back to the host, and touching it again faults into the host"
         return "paused (the balloon's driver is unbound: run.sh does so for its run and touches the free memory once)"
     return None

@@ -196,8 +196,13 @@ fi
 # paid a random host cost, the most on the variants that write the most (bench/README.md "Free
 # page reporting"). As root, pause the reporting for the run (unbind the balloon's driver; bound
 # again at exit) and touch the free memory once, so every run finds it backed.
+# Where the driver's unbind is refused (seen: "Permission denied" on a VM whose sysfs is partly
+# read-only), raising the page_reporting module's order past the largest free block the kernel
+# keeps (order 10) stops the reporting too; its old value comes back at exit.
 BALLOON_DRIVER=/sys/bus/virtio/drivers/virtio_balloon
+REPORTING_ORDER=/sys/module/page_reporting/parameters/page_reporting_order
 PAUSED_BALLOONS=()
+SAVED_REPORTING_ORDER=
 TOUCH_FILE=/dev/shm/datavalue_export_bench_touch.$$
 resume_page_reporting() {
 	local dev
@@ -205,6 +210,9 @@ resume_page_reporting() {
 	for dev in "${PAUSED_BALLOONS[@]}"; do
 		echo "$dev" >"$BALLOON_DRIVER/bind" || log "could not bind $dev to virtio_balloon again"
 	done
+	if [ -n "$SAVED_REPORTING_ORDER" ]; then
+		echo "$SAVED_REPORTING_ORDER" >"$REPORTING_ORDER" || log "could not set page_reporting_order back to $SAVED_REPORTING_ORDER"
+	fi
 }
 if ((!MICRO_ONLY)) && ((PAGE_REPORTING)) && [ "$(id -u)" = 0 ] && [ -d "$BALLOON_DRIVER" ]; then
 	for dev_path in "$BALLOON_DRIVER"/virtio*; do
@@ -212,16 +220,24 @@ if ((!MICRO_ONLY)) && ((PAGE_REPORTING)) && [ "$(id -u)" = 0 ] && [ -d "$BALLOON
 		features=$(cat "$dev_path/features")
 		[ "${features:5:1}" = 1 ] || continue
 		dev=$(basename "$dev_path")
-		echo "$dev" >"$BALLOON_DRIVER/unbind" && PAUSED_BALLOONS+=("$dev")
+		echo "$dev" >"$BALLOON_DRIVER/unbind" 2>/dev/null && PAUSED_BALLOONS+=("$dev")
 	done
-	if ((${#PAUSED_BALLOONS[@]})); then
+	if ((!${#PAUSED_BALLOONS[@]})) && [ -w "$REPORTING_ORDER" ]; then
+		order=$(cat "$REPORTING_ORDER")
+		if ((order <= 10)) && echo 11 >"$REPORTING_ORDER" 2>/dev/null && [ "$(cat "$REPORTING_ORDER")" = 11 ]; then
+			SAVED_REPORTING_ORDER=$order
+		fi
+	fi
+	paused_how="${PAUSED_BALLOONS[*]}"
+	[ -n "$SAVED_REPORTING_ORDER" ] && paused_how="page_reporting_order $SAVED_REPORTING_ORDER -> 11"
+	if [ -n "$paused_how" ]; then
 		trap resume_page_reporting EXIT
 		# All but 3 GB of the available memory, within the tmpfs's free space.
 		avail_mb=$(awk '/^MemAvailable/ {print int($2 / 1024)}' /proc/meminfo)
 		shm_mb=$(df -Pm /dev/shm | awk 'NR == 2 {print $4}')
 		touch_mb=$((avail_mb - 3072))
 		((touch_mb > shm_mb - 1024)) && touch_mb=$((shm_mb - 1024))
-		log "paused free page reporting (${PAUSED_BALLOONS[*]}) until the run ends; touching ${touch_mb} MB of free memory once"
+		log "paused free page reporting ($paused_how) until the run ends; touching ${touch_mb} MB of free memory once"
 		if ((touch_mb > 0)); then
 			fallocate -l "${touch_mb}M" "$TOUCH_FILE" || log "could not touch the free memory (fallocate failed)"
 			rm -f "$TOUCH_FILE"
