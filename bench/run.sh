@@ -220,7 +220,7 @@ if ((!MICRO_ONLY)) && ((PAGE_REPORTING)) && [ "$(id -u)" = 0 ] && [ -d "$BALLOON
 		features=$(cat "$dev_path/features")
 		[ "${features:5:1}" = 1 ] || continue
 		dev=$(basename "$dev_path")
-		echo "$dev" >"$BALLOON_DRIVER/unbind" 2>/dev/null && PAUSED_BALLOONS+=("$dev")
+		echo "$dev" 2>/dev/null >"$BALLOON_DRIVER/unbind" && PAUSED_BALLOONS+=("$dev")
 	done
 	if ((!${#PAUSED_BALLOONS[@]})) && [ -w "$REPORTING_ORDER" ]; then
 		order=$(cat "$REPORTING_ORDER")
