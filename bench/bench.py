@@ -984,8 +984,8 @@ def targets_table(summary, scaling):
         True,
     )
     reference_row(
-        "the most an ordered export could show, reading the rows and moving the bytes with no work of ours:"
-        f" dhis2_242_java / {bound_name}",
+        "the same for reading the rows, then moving the bytes, with no work of ours (not a bound: an export"
+        f" that reads the heap itself and renders while it sends can beat it): dhis2_242_java / {bound_name}",
         med("dhis2_242_java"),
         read_then_move,
     )
