@@ -43,6 +43,19 @@ SELECT export_datavalues('dataSet=DS_POP&period=2023&orgUnit=OU_193190&idScheme=
 -- ERROR: JSON and CSV refuse the category schemes.
 SELECT export_datavalues('dataSet=pBOMPrpg1QX&period=202401&orgUnit=DiszpKrYNg8&categoryIdScheme=CODE');
 
+-- A page ("limit", "offset": per data set) closes its last group, as the whole export does; each
+-- data set's page is a well-formed part of one well-formed document.
+SELECT adx(string_agg(c, '')) FROM export_datavalues_adx(data_set => '{pBOMPrpg1QX}', period => '{202401,202402}',
+       org_unit => '{ImspTQPwCqd}', children => true, id_scheme => 'UID', attribute_option_combo => '{DonorAaoc01}',
+       "limit" => 2, "offset" => 1) c;
+SELECT xml_is_well_formed_document(string_agg(c, '')) AS well_formed,
+       (length(string_agg(c, '')) - length(replace(string_agg(c, ''), '</group>', ''))) / length('</group>') AS closed,
+       (length(string_agg(c, '')) - length(replace(string_agg(c, ''), '<group ', ''))) / length('<group ') AS opened
+  FROM export_datavalues_adx(data_set => '{MalariaWk01,Population0}', start_date => '2020-01-01',
+       end_date => '2025-12-31', org_unit => '{ImspTQPwCqd}', children => true, id_scheme => 'UID', "limit" => 2) c;
+SELECT adx(string_agg(c, '')) FROM export_datavalues('dataSet=pBOMPrpg1QX&period=202401&orgUnit=DiszpKrYNg8'
+       '&idScheme=UID&format=adx&attributeOptionCombo=DonorAaoc01&limit=1') c;
+
 -- Empty result: the root alone.
 SELECT adx(string_agg(c, '')) FROM export_datavalues_adx(data_set => '{EmptySet001}', period => '{202401}',
        org_unit => '{ImspTQPwCqd}') c;

@@ -638,9 +638,9 @@ FinishOrdering(ExportSession *session)
 		const core::TopRows *top = ordering->top.get();
 		EmitInMemory(session, top->Size(), [top](size_t i) { return top->Record(i); });
 		DVE_CORE(ordering->top.reset());
-		return;
-	}
-	EmitSortedRows(session);
+	} else
+		EmitSortedRows(session);
+	/* A page's rows close their group too: ADX with "limit" otherwise ended without its last </group>. */
 	CloseGroup(session);
 }
 
