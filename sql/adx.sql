@@ -56,6 +56,10 @@ SELECT xml_is_well_formed_document(string_agg(c, '')) AS well_formed,
 SELECT adx(string_agg(c, '')) FROM export_datavalues('dataSet=pBOMPrpg1QX&period=202401&orgUnit=DiszpKrYNg8'
        '&idScheme=UID&format=adx&attributeOptionCombo=DonorAaoc01&limit=1') c;
 
+-- A data set named twice, by its UID and by its code, is exported once.
+SELECT adx(string_agg(c, '')) FROM export_datavalues_adx(data_set => '{pBOMPrpg1QX,DS_ANC}', period => '{202401}',
+       org_unit => '{DiszpKrYNg8}', id_scheme => 'UID', attribute_option_combo => '{DonorAaoc01}') c;
+
 -- Empty result: the root alone.
 SELECT adx(string_agg(c, '')) FROM export_datavalues_adx(data_set => '{EmptySet001}', period => '{202401}',
        org_unit => '{ImspTQPwCqd}') c;

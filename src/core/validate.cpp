@@ -34,18 +34,6 @@ Trim(std::string_view s)
 	return s;
 }
 
-/* DHIS2 takes these parameters as sets: keep the first occurrence of each value. */
-void
-Deduplicate(std::vector<std::string> &values)
-{
-	std::unordered_set<std::string> seen;
-	std::vector<std::string> out;
-	for (std::string &v : values)
-		if (seen.insert(v).second)
-			out.push_back(std::move(v));
-	values.swap(out);
-}
-
 void
 CheckUids(const std::vector<std::string> &values, const IdScheme &scheme)
 {
@@ -263,7 +251,7 @@ ValidateRequest(ExportRequest request)
 	for (auto *list : {&request.data_set, &request.data_element, &request.data_element_group, &request.period,
 	                   &request.org_unit, &request.org_unit_group, &request.attribute_option_combo,
 	                   &request.category_option_combo, &request.attribute_options})
-		Deduplicate(*list);
+		DeduplicateKeepingFirst(*list); /* DHIS2 takes these parameters as sets */
 
 	/* 1. Binding: every option whose text has a fixed vocabulary. */
 	plan.style = ParseStyle(request.style);

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "core/gzip.hpp"
@@ -87,6 +88,22 @@ struct ExportPlan {
 };
 
 ExportPlan ValidateRequest(ExportRequest request);
+
+/*
+ * Drop repeats, keeping each value's first place: a filter's identifiers as given, and the
+ * objects they resolve to (one data set named by its UID and by its code is one data set).
+ */
+template <typename T>
+void
+DeduplicateKeepingFirst(std::vector<T> &values)
+{
+	std::unordered_set<T> seen;
+	std::vector<T> out;
+	for (T &v : values)
+		if (seen.insert(v).second)
+			out.push_back(std::move(v));
+	values.swap(out);
+}
 
 /* Format a DHIS2 ErrorCode message: "E2001: At least one ...". */
 std::string Dhis2Message(std::string_view code, std::string_view text);

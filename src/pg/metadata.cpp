@@ -118,7 +118,7 @@ constexpr ObjectTable kOrgUnitGroup = {"orgunitgroup", "orgunitgroupid", "organi
 constexpr ObjectTable kOptionCombo = {"categoryoptioncombo", "categoryoptioncomboid", "category option combo"};
 
 /*
- * Database ids of the given identifiers, in request order, looked up by the input id scheme
+ * Database ids of the given identifiers, in request order and each once, looked up by the input id scheme
  * (with inputUseCodeFallback: UIDs by uid, anything else by code). An identifier that matches
  * nothing is an error. May ereport.
  */
@@ -160,6 +160,8 @@ ResolveKeys(const ExportState *state, const ObjectTable &object, const IdScheme 
 		}
 		DVE_CORE(ids->push_back(id));
 	}
+	/* An object named twice (its UID and its code) counts once: ADX would write its data twice. */
+	DVE_CORE(core::DeduplicateKeepingFirst(*ids));
 }
 
 /* Append (id, output identifier) of every row of sql ($1 = int8[] of ids) to objects. */
