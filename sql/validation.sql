@@ -55,6 +55,12 @@ SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202
                               compression => 'gzip', compression_level => 10)$$);
 SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
                               "order" => 'DE,SIZE')$$);
+-- A zip entry name longer than its 16-bit length field (attachment + ".json"): refused before any output. At 65,535
+-- bytes the name passes, and the plain SELECT is refused for compression instead.
+SELECT try($$export_datavalues('dataSet=pBOMPrpg1QX&period=202401&orgUnit=DiszpKrYNg8&compression=zip&attachment='
+                               || repeat('x', 65531))$$);
+SELECT try($$export_datavalues('dataSet=pBOMPrpg1QX&period=202401&orgUnit=DiszpKrYNg8&compression=zip&attachment='
+                               || repeat('x', 65530))$$);
 -- NULL elements in identifier lists.
 SELECT try($$export_datavalues_json(data_set => ARRAY['pBOMPrpg1QX', NULL], period => '{202401}',
                               org_unit => '{DiszpKrYNg8}')$$);

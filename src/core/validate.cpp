@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "core/error.hpp"
+#include "core/zip.hpp"
 
 namespace datavalue_export::core {
 
@@ -355,6 +356,18 @@ ValidateRequest(ExportRequest request)
 	if (request.offset && *request.offset < 0)
 		/* DHIS2 takes the absolute value; the most negative bigint has none, so it skips everything. */
 		request.offset = *request.offset == INT64_MIN ? INT64_MAX : -*request.offset;
+
+	/* A zip entry's name has a 16-bit length: a longer attachment would wrap it and corrupt the archive. */
+	if (plan.zip) {
+		const size_t name_bytes =
+		    ZipEntryName(plan.style, request.format, request.attachment, request.start_date, request.end_date).size();
+		if (name_bytes > kZipMaxNameBytes)
+			throw Error(sqlstate::kProgramLimitExceeded,
+			            "zip entry name is too long: " + std::to_string(name_bytes) + " bytes",
+			            "A zip entry name holds at most " + std::to_string(kZipMaxNameBytes) +
+			                " bytes; the name comes from the attachment parameter.",
+			            "Shorten attachment.");
+	}
 
 	plan.request = std::move(request);
 	return plan;

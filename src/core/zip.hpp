@@ -86,5 +86,7 @@ class ZipWriter {
  */
 std::string ZipEntryName(Style style, Format format, const std::optional<std::string> &attachment,
                          std::optional<int32_t> start_date, std::optional<int32_t> end_date);
+/* The longest entry name a zip header can hold: its length is a 16-bit field (ValidateRequest checks it). */
+inline constexpr size_t kZipMaxNameBytes = 0xFFFF;
 
 } // namespace datavalue_export::core

@@ -13,6 +13,7 @@
  * SPDX-License-Identifier: PostgreSQL
  */
 #include "core/validate.hpp"
+#include "core/zip.hpp"
 
 #include <ostream>
 #include <string>
@@ -857,6 +858,22 @@ TEST(ValidateTest, CompressionZip)
 		EXPECT_EQ(plan.gzip_engine, GzipEngine::kZlib) << zip;
 		EXPECT_EQ(plan.gzip_level, 6) << zip;
 	}
+}
+
+TEST(ValidateTest, ZipEntryNameMustFitItsLengthField)
+{
+	/* The entry name is attachment + ".json" (Valid() has no dates): 65,535 bytes fit, one more would wrap. */
+	ExportRequest r = Valid();
+	r.compression = "zip";
+	r.attachment = std::string(kZipMaxNameBytes - 5, 'x');
+	EXPECT_EQ(ValidateOutcome(r), kOk);
+	r.attachment->push_back('x');
+	EXPECT_EQ(ValidateOutcome(r), Err(sqlstate::kProgramLimitExceeded, "zip entry name is too long: 65536 bytes"));
+	/* Only zip has an entry name: gzip and plain exports take the attachment as it is. */
+	r.compression = "gzip";
+	EXPECT_EQ(ValidateOutcome(r), kOk);
+	r.compression.reset();
+	EXPECT_EQ(ValidateOutcome(r), kOk);
 }
 
 TEST(ValidateTest, CompressionUnknownIsAnError)
