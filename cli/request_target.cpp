@@ -85,6 +85,18 @@ PathExtensionChoice(std::string_view extension)
 	return choice;
 }
 
+/* RFC 3986 scheme: a letter, then letters, digits, '+', '-' or '.'. */
+bool
+IsUrlScheme(std::string_view text)
+{
+	if (text.empty() || !std::isalpha(static_cast<unsigned char>(text.front())))
+		return false;
+	for (const char c : text)
+		if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.')
+			return false;
+	return true;
+}
+
 std::string
 Describe(const char *what, const std::string &value)
 {
@@ -150,10 +162,15 @@ SplitTarget(std::string_view target, FormatChoice &path_choice)
 	path_choice = FormatChoice();
 	if (const size_t hash = target.find('#'); hash != std::string_view::npos)
 		target = target.substr(0, hash);
-	/* https://host[:port]/...: scheme and authority name a DHIS2 server; we read its database instead. */
-	if (const size_t scheme = target.find("://"); scheme != std::string_view::npos) {
-		const size_t slash = target.find('/', scheme + 3);
-		target = slash == std::string_view::npos ? std::string_view() : target.substr(slash);
+	/*
+	 * https://host[:port]/...: scheme and authority name a DHIS2 server; we read its database instead.
+	 * Only a scheme before the path and query counts ("attachment=a://b" is a value), and the
+	 * authority ends at the path or the query ("https://host?dataSet=..." keeps its query).
+	 */
+	if (const size_t scheme = target.find("://");
+	    scheme != std::string_view::npos && IsUrlScheme(target.substr(0, scheme))) {
+		const size_t end = target.find_first_of("/?", scheme + 3);
+		target = end == std::string_view::npos ? std::string_view() : target.substr(end);
 	}
 	std::string_view path;
 	std::string_view query;
@@ -192,8 +209,11 @@ QueryChoice(std::string_view query)
 		const std::string value =
 		    Lower(TrimAscii(PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1))));
 		if (name == "format" && !choice.format)
-			/* An unescaped '+' arrives as a space; the extension reads "adx xml" as adx+xml too. */
-			choice.format = value == "adx xml" ? "adx+xml" : value;
+			/*
+			 * One document, three names: an unescaped '+' arrives as a space, and the extension reads
+			 * "adx xml" and "adx" as adx+xml too, so none of them conflicts with a .adx file name.
+			 */
+			choice.format = value == "adx xml" || value == "adx" ? "adx+xml" : value;
 		else if (name == "compression" && !choice.compression)
 			choice.compression = value;
 	}

@@ -66,6 +66,15 @@ TEST(ResolveRequest, FullUrlsIgnoreSchemeHostAndApiPrefix)
 	}
 }
 
+TEST(ResolveRequest, OnlyALeadingSchemeIsAUrl)
+{
+	/* The authority ends at the query too, and "://" inside a value is part of the value. */
+	EXPECT_EQ(ResolveRequest("https://play.dhis2.org?" + std::string(kQuery), "").query, kQuery);
+	const std::string with_url_value = std::string(kQuery) + "&attachment=a://b";
+	EXPECT_EQ(ResolveRequest(with_url_value, "").query, with_url_value);
+	EXPECT_EQ(ResolveRequest("dataValueSets.csv?" + with_url_value, "").query, with_url_value + "&format=csv");
+}
+
 TEST(ResolveRequest, OutputFileNameDecidesWhenNothingElseDoes)
 {
 	EXPECT_EQ(ResolveRequest(kQuery, "out.csv").query, std::string(kQuery) + "&format=csv");
@@ -90,6 +99,8 @@ TEST(ResolveRequest, ExplicitParametersAreNotRepeated)
 	/* An encoded plus and a decoded one (a space) both mean adx+xml. */
 	EXPECT_EQ(ResolveRequest("format=adx%2Bxml&dataSet=x", "out.adx").format, "adx+xml");
 	EXPECT_EQ(ResolveRequest("format=adx+xml&dataSet=x", "out.adx").format, "adx+xml");
+	EXPECT_EQ(ResolveRequest("format=adx&dataSet=x", "out.adx").format, "adx+xml");
+	EXPECT_EQ(ResolveRequest("dataValueSets.adx?format=ADX&dataSet=x", "h.adx.xml").query, "format=ADX&dataSet=x");
 	/* A DHIS2 URL with compression= and an uncompressed path extension is ordinary DHIS2 usage. */
 	EXPECT_EQ(ResolveRequest("dataValueSets.json?compression=gzip&dataSet=x", "").compression, "gzip");
 }
