@@ -130,18 +130,33 @@ class Output {
 	~Output() { Discard(); }
 
 	/* path "" or "-": stdout. */
-	bool Open(const std::string &path, std::string &error)
+	bool Open(std::string path, std::string &error)
 	{
 		if (path.empty() || path == "-") {
 			fd_ = STDOUT_FILENO;
 			return true;
 		}
 		struct stat st;
-		if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+		const bool exists = stat(path.c_str(), &st) == 0;
+		if (exists && S_ISDIR(st.st_mode)) {
 			error = "output \"" + path + "\" is a directory";
 			return false;
 		}
-		path_ = path;
+		if (exists && !S_ISREG(st.st_mode)) {
+			/* A device or FIFO (/dev/null, a pipe's reader) is written as it is: a rename would replace it. */
+			fd_ = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+			if (fd_ < 0) {
+				error = Errno("could not open", path);
+				return false;
+			}
+			path_ = path;
+			direct_ = true;
+			return true;
+		}
+		/* Through a symbolic link the file it names is replaced, and the link stays. */
+		char resolved[PATH_MAX];
+		path_ = exists && realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : path;
+		path = path_;
 		const size_t slash = path.rfind('/');
 		directory_ = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
 		const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -160,10 +175,13 @@ class Output {
 		}
 		temp_ = name.data();
 		std::memcpy(g_temp_path, temp_.c_str(), temp_.size() + 1);
-		/* mkstemp makes 0600; the finished file gets what a shell redirection would give it. */
+		/*
+		 * mkstemp makes 0600; the finished file keeps the mode of the one it replaces, or gets what
+		 * a shell redirection would give it.
+		 */
 		const mode_t mask = umask(0);
 		umask(mask);
-		fchmod(fd_, 0666 & ~mask);
+		fchmod(fd_, exists ? (st.st_mode & 07777) : (0666 & ~mask));
 		return true;
 	}
 
@@ -194,6 +212,15 @@ class Output {
 	/* Makes the file durable and gives it its name. */
 	bool Commit(std::string &error)
 	{
+		if (direct_) {
+			const int fd = fd_;
+			fd_ = -1;
+			if (close(fd) != 0) {
+				error = Errno("could not close", path_);
+				return false;
+			}
+			return true;
+		}
 		if (temp_.empty())
 			return true;
 		if (fsync(fd_) != 0) {
@@ -223,6 +250,10 @@ class Output {
 
 	void Discard()
 	{
+		if (direct_ && fd_ >= 0) {
+			close(fd_);
+			fd_ = -1;
+		}
 		if (temp_.empty())
 			return;
 		g_temp_path[0] = '\0';
@@ -237,6 +268,7 @@ class Output {
 
   private:
 	int fd_ = -1;
+	bool direct_ = false; /* a device or FIFO, written in place */
 	std::string path_;
 	std::string directory_;
 	std::string temp_;
@@ -687,6 +719,18 @@ int
 main(int argc, char **argv)
 {
 	using namespace datavalue_export::cli;
+	/*
+	 * A closed standard descriptor would be taken by the next open: the server connection on 1
+	 * would then receive the document, or the output file on 2 the progress lines. Each gets
+	 * /dev/null; a document meant for a closed standard output is an error.
+	 */
+	bool stdout_closed = false;
+	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			if (open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY) != fd)
+				return exit_status::kOutput;
+			stdout_closed = stdout_closed || fd == STDOUT_FILENO;
+		}
 	try {
 		Options options;
 		ResolvedRequest request;
@@ -701,6 +745,10 @@ main(int argc, char **argv)
 				return exit_status::kOk;
 			}
 			request = ResolveRequest(options.target, options.output);
+			if (stdout_closed && (options.output.empty() || options.output == "-")) {
+				std::fprintf(stderr, "%s: standard output is closed; give the output file with -o\n", kProgram);
+				return exit_status::kOutput;
+			}
 		} catch (const UsageError &e) {
 			std::fprintf(stderr, "%s: %s\nTry \"%s --help\" for more information.\n", kProgram, e.what(), kProgram);
 			return exit_status::kUsage;

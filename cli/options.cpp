@@ -51,6 +51,8 @@ StoreValue(Options &options, char short_name, const std::string &shown, std::opt
 		inline_value = args[++i];
 	}
 	if (short_name == 'o') {
+		if (inline_value->empty())
+			throw UsageError("option " + shown + " needs a file name (\"-\" for standard output)");
 		options.output = *inline_value;
 		return;
 	}

@@ -70,7 +70,11 @@ changelog=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' debian/changelog)
 [ "${changelog%-*}" = "$version" ] ||
 	fail "debian/changelog's latest version is $changelog; expected $version-<revision> (dch -v $version-1)"
 
+# The command-line exporter's manual page names the version in its footer.
+grep -qF "\"datavalue_export $version\"" cli/datavalue-export.1 ||
+	fail "cli/datavalue-export.1's .TH line does not name datavalue_export $version"
+
 if ((errors)); then
 	exit 1
 fi
-echo "version $version: Makefile, control file, install script, upgrade chain $chain and debian/changelog agree"
+echo "version $version: Makefile, control file, install script, upgrade chain $chain, debian/changelog and the manual page agree"

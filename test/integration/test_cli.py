@@ -29,6 +29,7 @@ import shlex
 import shutil
 import signal
 import socket
+import stat
 import struct
 import subprocess
 import termios
@@ -211,6 +212,57 @@ def test_output_file_mode_follows_umask(cli, db243, demo_query, tmp_path):
     assert (tmp_path / "out.json").stat().st_mode & 0o777 == 0o640
 
 
+def test_fifo_is_written_in_place(cli, db243, demo_query, tmp_path):
+    """A FIFO (like /dev/null or any device) gets the document; a rename would have replaced it."""
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    got = {}
+
+    def read_fifo():
+        with open(fifo, "rb") as f:
+            got["bytes"] = f.read()
+
+    reader = threading.Thread(target=read_fifo, daemon=True)  # a replaced FIFO never sees a writer
+    reader.start()
+    proc = run_cli(cli, "-d", db243, demo_query, "-o", str(fifo))
+    reader.join(DEADLINE)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced"
+    assert json.loads(got["bytes"])["dataValues"]
+    assert sorted(os.listdir(tmp_path)) == ["pipe.json"]
+
+
+def test_existing_file_keeps_its_mode_and_symlink(cli, db243, demo_query, tmp_path):
+    """Replacing a file keeps its permissions, and a symbolic link keeps pointing at the new file."""
+    real = tmp_path / "real.json"
+    real.write_bytes(b"old")
+    os.chmod(real, 0o600)
+    link = tmp_path / "link.json"
+    os.symlink(real.name, link)
+    proc = run_cli(cli, "-d", db243, demo_query, "-o", str(link), preexec_fn=lambda: os.umask(0o022))
+    assert proc.returncode == 0, proc.stderr
+    assert os.path.islink(link), "the link was replaced by the file"
+    assert real.stat().st_mode & 0o777 == 0o600
+    assert json.loads(real.read_bytes())["dataValues"]
+    assert sorted(os.listdir(tmp_path)) == ["link.json", "real.json"]
+
+
+@pytest.mark.parametrize("closed", [1, 2])
+def test_closed_standard_descriptor_is_not_reused(cli, db243, demo_query, tmp_path, closed):
+    """With stdout or stderr closed, neither the connection nor the output file may take its number."""
+    out = tmp_path / "out.json"
+    args = [cli, "-d", db243, demo_query, "--progress=plain"] + (["-o", str(out)] if closed == 2 else [])
+    proc = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL if closed == 2 else None,
+                          stderr=subprocess.PIPE if closed == 1 else None, timeout=DEADLINE,
+                          preexec_fn=lambda: os.close(closed))
+    if closed == 1:
+        assert proc.returncode == 5, "the document went somewhere with stdout closed"
+        assert b"standard output is closed" in proc.stderr, proc.stderr
+    else:
+        assert proc.returncode == 0
+        assert json.loads(out.read_bytes())["dataValues"], "progress text inside the output file"
+
+
 def test_query_is_quoted_as_a_literal(cli, db243):
     """Quote and backslash reach the server intact (PQescapeLiteral), visible in its error message."""
     proc = run_cli(cli, "-d", db243, "dataSet=ab'c\\d&period=202401&orgUnit=" + dve.ROOT_OU)
@@ -296,6 +348,7 @@ def test_error_after_data_was_written_leaves_no_file(cli, db243, conn243, demo_q
     (["--password=secret", "dataSet=x"], "--password takes no value"),
     (["dataValueSets.json?format=csv&dataSet=x"], "conflicting format"),
     (["dataValueSets.json.gz?dataSet=x", "-o", "out.json"], "conflicting compression"),
+    (["dataSet=x", "-o", ""], "needs a file name"),
     (["https://play.dhis2.org/api/analytics.json?dimension=dx"], "is not DHIS2's /api/dataValueSets"),
     (["--progress=sometimes", "dataSet=x"], "invalid --progress value"),
 ])
