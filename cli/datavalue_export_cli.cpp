@@ -160,8 +160,11 @@ class Output {
 		const size_t slash = path.rfind('/');
 		directory_ = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
 		const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-		/* Hidden and not ending in the document's extension: it never looks like the finished file. */
-		std::string temp = directory_ + "/." + base + ".part.XXXXXX";
+		/*
+		 * Hidden and not ending in the document's extension: it never looks like the finished file.
+		 * The name is cut so that the temporary one fits a 255-byte file name too.
+		 */
+		std::string temp = directory_ + "/." + base.substr(0, 200) + ".part.XXXXXX";
 		if (temp.size() >= sizeof g_temp_path) {
 			error = "output path \"" + path + "\" is too long";
 			return false;
@@ -265,6 +268,8 @@ class Output {
 	}
 
 	std::string Shown() const { return path_.empty() ? "standard output" : path_; }
+	/* Standard output, a device or a FIFO: what was written stays, whatever happens next. */
+	bool WritesInPlace() const { return path_.empty() || direct_; }
 
   private:
 	int fd_ = -1;
@@ -677,6 +682,7 @@ class Export {
 		if (g_signal != 0 && sqlstate && std::strcmp(sqlstate, kQueryCanceled) == 0)
 			return Cancelled();
 		ReportServerError(result, conn_.get());
+		NoteIncompleteOutput();
 		/* FATAL (e.g. pg_terminate_backend) ends the session even before libpq has seen the socket close. */
 		const char *severity = PQresultErrorField(result, PG_DIAG_SEVERITY_NONLOCALIZED);
 		if (PQstatus(conn_.get()) == CONNECTION_BAD ||
@@ -691,7 +697,15 @@ class Export {
 	{
 		progress_.Abandon();
 		Complain("connection lost: " + Trimmed(PQerrorMessage(conn_.get())));
+		NoteIncompleteOutput();
 		return exit_status::kConnection;
+	}
+
+	/* A file is only renamed into place on success; standard output, a device or a FIFO has the bytes already. */
+	void NoteIncompleteOutput()
+	{
+		if (output_.WritesInPlace() && bytes_ > 0)
+			Complain(output_.Shown() + " holds an incomplete document (" + std::to_string(bytes_) + " bytes)");
 	}
 
 	int Cancelled()

@@ -263,6 +263,14 @@ def test_closed_standard_descriptor_is_not_reused(cli, db243, demo_query, tmp_pa
         assert json.loads(out.read_bytes())["dataValues"], "progress text inside the output file"
 
 
+def test_longest_file_name_is_written(cli, db243, demo_query, tmp_path):
+    """A 255-byte name (the usual limit) is valid, so its temporary name must be shorter."""
+    name = "x" * (255 - len(".json")) + ".json"
+    proc = run_cli(cli, "-d", db243, demo_query, "-o", str(tmp_path / name))
+    assert proc.returncode == 0, proc.stderr
+    assert os.listdir(tmp_path) == [name]
+
+
 def test_query_is_quoted_as_a_literal(cli, db243):
     """Quote and backslash reach the server intact (PQescapeLiteral), visible in its error message."""
     proc = run_cli(cli, "-d", db243, "dataSet=ab'c\\d&period=202401&orgUnit=" + dve.ROOT_OU)
@@ -337,6 +345,7 @@ def test_error_after_data_was_written_leaves_no_file(cli, db243, conn243, demo_q
         assert proc.returncode == 4
         assert len(proc.stdout) >= 256 * 1024
         assert not proc.stdout.endswith(b"]}")
+        assert ("standard output holds an incomplete document (%d bytes)" % len(proc.stdout)) in proc.stderr.decode()
     finally:
         with conn243.cursor() as cur:
             cur.execute("DROP SCHEMA %s CASCADE" % schema)
