@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import tempfile
+import zipfile
 from collections import Counter
 
 import psycopg2
@@ -114,6 +115,15 @@ def select_text(conn, fmt="json", **params):
 
 def select_bytes(conn, fmt="json", **params):
     return select_text(conn, fmt, **params).encode("utf-8")
+
+
+def single_zip_entry(data):
+    """The one entry of a zip as DHIS2 writes it: (name, content, ZipInfo); fails on a bad CRC or another entry."""
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        assert z.testzip() is None
+        names = z.namelist()
+        assert len(names) == 1, names
+        return names[0], z.read(names[0]), z.infolist()[0]
 
 
 def psql(dbname, *args, env=None, check=True, timeout=120):

@@ -16,7 +16,6 @@ import gzip
 import io
 import json
 import xml.etree.ElementTree as ET
-import zipfile
 import zlib
 from collections import Counter
 
@@ -240,14 +239,6 @@ def _single_gzip_member(data):
     return out
 
 
-def _single_zip_entry(data):
-    with zipfile.ZipFile(io.BytesIO(data)) as z:
-        assert z.testzip() is None
-        names = z.namelist()
-        assert len(names) == 1, names
-        return z.read(names[0])
-
-
 def _document(conn, fmt, params, compression, transport):
     """The case's document, uncompressed and checked against the plain COPY export of the same request
     (in one transaction, so ADX's exported time, the transaction start, is the same)."""
@@ -260,7 +251,7 @@ def _document(conn, fmt, params, compression, transport):
             data = plain
         else:
             packed = dve.copy_bytes(conn, fmt, compression=compression, **params)
-            data = _single_gzip_member(packed) if compression == "gzip" else _single_zip_entry(packed)
+            data = _single_gzip_member(packed) if compression == "gzip" else dve.single_zip_entry(packed)[1]
             assert len(packed) < len(data)
             assert data == plain, "the %s content differs from the plain export" % compression
     return data

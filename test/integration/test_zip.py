@@ -49,20 +49,12 @@ def java_reader(tmp_path_factory):
     return d
 
 
-def _entry(data):
-    with zipfile.ZipFile(io.BytesIO(data)) as z:
-        assert z.testzip() is None
-        names = z.namelist()
-        assert len(names) == 1, names
-        return names[0], z.read(names[0]), z.infolist()[0]
-
-
 @pytest.mark.parametrize("fmt", ["json", "csv", "xml"])
 def test_zip_holds_the_plain_document(conn243, demo_request, fmt, tmp_path, java_reader):
     plain = dve.copy_bytes(conn243, fmt, **demo_request)
     packed = dve.copy_bytes(conn243, fmt, compression="zip", **demo_request)
     assert len(packed) < len(plain) // 2
-    name, content, info = _entry(packed)
+    name, content, info = dve.single_zip_entry(packed)
     # 2.43: <name>_<startDate>_<endDate>.<fmt>; the e2e DataValueSetTest shape
     assert name == "dataValues_%s_%s.%s" % (dve.DEMO_START, dve.DEMO_END, fmt)
     assert content == plain
@@ -86,7 +78,7 @@ def test_zip_holds_the_plain_document(conn243, demo_request, fmt, tmp_path, java
 def test_zip_zlib_level_and_2_42_names(conn243):
     request = dict(data_set=["HostileDSet"], period=["202401"], org_unit=["DiszpKrYNg8"])
     plain = dve.copy_bytes(conn243, "xml", style="2.42", **request)
-    name, content, _ = _entry(dve.copy_bytes(conn243, "xml", style="2.42", compression="ZIP", compression_level=6,
+    name, content, _ = dve.single_zip_entry(dve.copy_bytes(conn243, "xml", style="2.42", compression="ZIP", compression_level=6,
                                              **request))
     assert (name, content) == ("dataValues.xml", plain)
 
@@ -97,7 +89,7 @@ def test_zip_entry_named_after_attachment(conn243):
     buf = io.BytesIO()
     with conn243.cursor() as cur:
         cur.copy_expert("COPY (SELECT export_datavalues('%s')) TO STDOUT" % query, buf)
-    name, content, _ = _entry(buf.getvalue())
+    name, content, _ = dve.single_zip_entry(buf.getvalue())
     assert name == "report.csv"
     assert content == dve.copy_bytes(conn243, "csv", data_set=["HostileDSet"], period=["202401"],
                                      org_unit=["DiszpKrYNg8"])
@@ -105,5 +97,5 @@ def test_zip_entry_named_after_attachment(conn243):
 
 def test_empty_document_zips(conn243):
     request = dict(data_set=["HostileDSet"], period=["190001"], org_unit=["DiszpKrYNg8"])
-    name, content, _ = _entry(dve.copy_bytes(conn243, "json", compression="zip", **request))
+    name, content, _ = dve.single_zip_entry(dve.copy_bytes(conn243, "json", compression="zip", **request))
     assert content == dve.copy_bytes(conn243, "json", **request)
