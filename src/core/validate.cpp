@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <unordered_set>
 
 #include "core/error.hpp"
 #include "core/zip.hpp"
@@ -359,11 +358,11 @@ ValidateRequest(ExportRequest request)
 
 	/* A zip entry's name has a 16-bit length: a longer attachment would wrap it and corrupt the archive. */
 	if (plan.zip) {
-		const size_t name_bytes =
-		    ZipEntryName(plan.style, request.format, request.attachment, request.start_date, request.end_date).size();
-		if (name_bytes > kZipMaxNameBytes)
+		plan.zip_entry_name =
+		    ZipEntryName(plan.style, request.format, request.attachment, request.start_date, request.end_date);
+		if (plan.zip_entry_name.size() > kZipMaxNameBytes)
 			throw Error(sqlstate::kProgramLimitExceeded,
-			            "zip entry name is too long: " + std::to_string(name_bytes) + " bytes",
+			            "zip entry name is too long: " + std::to_string(plan.zip_entry_name.size()) + " bytes",
 			            "A zip entry name holds at most " + std::to_string(kZipMaxNameBytes) +
 			                " bytes; the name comes from the attachment parameter.",
 			            "Shorten attachment.");

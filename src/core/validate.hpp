@@ -54,7 +54,8 @@ struct ExportPlan {
 	Style style = Style::k243;
 
 	bool gzip = false;
-	bool zip = false; /* compression=zip: one entry, deflated like gzip (gzip_engine, gzip_level) */
+	bool zip = false;           /* compression=zip: one entry, deflated like gzip (gzip_engine, gzip_level) */
+	std::string zip_entry_name; /* that entry's name (ZipEntryName), checked to fit the zip header */
 	GzipEngine gzip_engine = GzipEngine::kIsal;
 	int gzip_level = 1;
 

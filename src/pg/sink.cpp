@@ -552,10 +552,8 @@ OpenSink(FunctionCallInfo fcinfo, ExportSession *session)
 		             std::make_unique<core::GzipWriter>(plan.gzip_engine, plan.gzip_level)));
 	if (plan.zip) {
 		const core::DosDateTime when = ZipEntryTime();
-		DVE_CORE(state->out.zip = std::make_unique<core::ZipWriter>(
-		             core::ZipEntryName(plan.style, plan.request.format, plan.request.attachment,
-		                                plan.request.start_date, plan.request.end_date),
-		             when, plan.gzip_engine, plan.gzip_level));
+		DVE_CORE(state->out.zip =
+		             std::make_unique<core::ZipWriter>(plan.zip_entry_name, when, plan.gzip_engine, plan.gzip_level));
 	}
 	if (sink->kind == SinkKind::kServerFile || sink->kind == SinkKind::kServerProgram)
 		OpenServerTarget(session, copy_target, target);
