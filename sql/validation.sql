@@ -61,9 +61,27 @@ SELECT try($$export_datavalues('dataSet=pBOMPrpg1QX&period=202401&orgUnit=DiszpK
                                || repeat('x', 65531))$$);
 SELECT try($$export_datavalues('dataSet=pBOMPrpg1QX&period=202401&orgUnit=DiszpKrYNg8&compression=zip&attachment='
                                || repeat('x', 65530))$$);
--- NULL elements in identifier lists.
+-- NULL elements in identifier lists: the message names the list.
 SELECT try($$export_datavalues_json(data_set => ARRAY['pBOMPrpg1QX', NULL], period => '{202401}',
                               org_unit => '{DiszpKrYNg8}')$$);
+SELECT try($$export_datavalues_csv(data_set => '{pBOMPrpg1QX}', period => '{202401}',
+                             org_unit => '{DiszpKrYNg8}', org_unit_group => ARRAY[NULL])$$);
+-- A malformed UID: DHIS2's message, and a detail that names the parameter (an empty one is called empty).
+CREATE FUNCTION try_detail(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	detail text;
+BEGIN
+	EXECUTE 'SELECT ' || query;
+	RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+	RETURN SQLSTATE || ': ' || SQLERRM || ' | ' || detail;
+END $$;
+SELECT try_detail($$export_datavalues_json(data_set => '{""}', period => '{202401}', org_unit => '{DiszpKrYNg8}')$$);
+SELECT try_detail($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}',
+                                     org_unit => ARRAY['DiszpKrYNg8', 'short'])$$);
+SELECT try_detail($$export_datavalues('dataSet=pBOMPrpg1QX&period=202401&orgUnit=DiszpKrYNg8&attributeCombo=bad')$$);
+DROP FUNCTION try_detail(text);
 -- Infinite dates and timestamps: the message names the SQL parameter (from the parameter table).
 SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', start_date => 'infinity', end_date => '2024-12-31',
                               org_unit => '{DiszpKrYNg8}')$$);

@@ -34,15 +34,18 @@ Trim(std::string_view s)
 	return s;
 }
 
+/* The message is DHIS2's; the detail names the parameter, which DHIS2's message does not. */
 void
-CheckUids(const std::vector<std::string> &values, const IdScheme &scheme)
+CheckUids(const std::vector<std::string> &values, const IdScheme &scheme, const char *sql_name, const char *query_name)
 {
 	if (!scheme.IsUid())
 		return;
 	for (const std::string &v : values)
 		if (!IsValidUid(v))
 			throw Error(sqlstate::kInvalidTextRepresentation,
-			            "UID must be an alphanumeric string of 11 characters starting with a letter, but was: " + v);
+			            "UID must be an alphanumeric string of 11 characters starting with a letter, but was: " + v,
+			            std::string(v.empty() ? "An empty value was" : "The value was") + " given in " + sql_name +
+			                " (" + query_name + " in a query string).");
 }
 
 IdScheme
@@ -305,16 +308,19 @@ ValidateRequest(ExportRequest request)
 	 * looked up as codes, so the UID format check is skipped for them.
 	 */
 	if (!request.input_use_code_fallback) {
-		CheckUids(request.data_set, plan.input_data_set_scheme);
-		CheckUids(request.data_element_group, plan.input_data_element_group_scheme);
-		CheckUids(request.data_element, plan.input_data_element_scheme);
-		CheckUids(request.org_unit, plan.input_org_unit_scheme);
-		CheckUids(request.org_unit_group, plan.input_other_scheme);
-		CheckUids(request.category_option_combo, plan.input_other_scheme);
-		CheckUids(request.attribute_option_combo, plan.input_other_scheme);
-		CheckUids(request.attribute_options, plan.input_other_scheme);
+		CheckUids(request.data_set, plan.input_data_set_scheme, "data_set", "dataSet");
+		CheckUids(request.data_element_group, plan.input_data_element_group_scheme, "data_element_group",
+		          "dataElementGroup");
+		CheckUids(request.data_element, plan.input_data_element_scheme, "data_element", "dataElement");
+		CheckUids(request.org_unit, plan.input_org_unit_scheme, "org_unit", "orgUnit");
+		CheckUids(request.org_unit_group, plan.input_other_scheme, "org_unit_group", "orgUnitGroup");
+		CheckUids(request.category_option_combo, plan.input_other_scheme, "category_option_combo",
+		          "categoryOptionCombo");
+		CheckUids(request.attribute_option_combo, plan.input_other_scheme, "attribute_option_combo",
+		          "attributeOptionCombo");
+		CheckUids(request.attribute_options, plan.input_other_scheme, "attribute_options", "attributeOptions");
 		if (request.attribute_combo)
-			CheckUids({*request.attribute_combo}, plan.input_other_scheme);
+			CheckUids({*request.attribute_combo}, plan.input_other_scheme, "attribute_combo", "attributeCombo");
 	}
 	for (const std::string &text : request.period) {
 		const std::optional<Period> period = ParseIsoPeriod(Trim(text));

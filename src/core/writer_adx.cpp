@@ -54,16 +54,18 @@ IsXmlName(std::string_view s) noexcept
 	return true;
 }
 
+/* where, when not empty, is a sentence locating the text for the user. */
 [[noreturn]] void
-ThrowForbiddenCharacter(const char *s, size_t n, std::string_view what)
+ThrowForbiddenCharacter(const char *s, size_t n, std::string_view what, const std::string &where = {})
 {
 	const unsigned char c = FindForbiddenXmlControl(s, n).value_or(0);
 	static const char kHex[] = "0123456789ABCDEF";
 	const std::string code = std::string("U+00") + kHex[c >> 4] + kHex[c & 0xF];
 	throw Error(kSqlstateCharacterNotInRepertoire,
 	            "character " + code + " in " + std::string(what) + " cannot be written in XML",
-	            "XML 1.0 has no representation for control characters other than TAB, LF and CR; DHIS2 stops the "
-	            "document there (\"Invalid white space character\").",
+	            where +
+	                "XML 1.0 has no representation for control characters other than TAB, LF and CR; DHIS2 stops the "
+	                "document there (\"Invalid white space character\").",
 	            "Remove the character from the stored text.");
 }
 
@@ -143,14 +145,14 @@ class AdxWriter final : public Writer {
 			w = Put(w, " value=\"0\"><annotation>");
 			escaped = WriteXmlText(w, row.value.data, value_size);
 			if (escaped == nullptr)
-				ThrowForbiddenCharacter(row.value.data, value_size, "a data value");
+				ThrowForbiddenCharacter(row.value.data, value_size, "a data value", Locate(row, de_fragment));
 			w = Put(escaped, "</annotation></dataValue>");
 		} else {
 			if (!row.value.is_null) {
 				w = Put(w, " value=\"");
 				escaped = WriteXmlAttributeValue(w, row.value.data, value_size);
 				if (escaped == nullptr)
-					ThrowForbiddenCharacter(row.value.data, value_size, "a data value");
+					ThrowForbiddenCharacter(row.value.data, value_size, "a data value", Locate(row, de_fragment));
 				w = escaped;
 				*w++ = '"';
 			}
@@ -161,6 +163,14 @@ class AdxWriter final : public Writer {
 	}
 
 	void End(OutputBuffer &out) override { out.Append(root_open_ ? std::string_view("</adx>") : "/>"); }
+
+	/* Which stored value a message is about, in the document's own attributes (off the hot path). */
+	std::string Locate(const DataValueRow &row, std::string_view de_fragment) const
+	{
+		return "In the value at" + std::string(de_fragment) +
+		       std::string(fragments_.Get(IdKind::kPeriod, row.ids[static_cast<size_t>(IdKind::kPeriod)])) +
+		       std::string(fragments_.Get(IdKind::kOrgUnit, row.ids[static_cast<size_t>(IdKind::kOrgUnit)])) + ". ";
+	}
 
   protected:
 	std::string RenderIdentifier(IdKind kind, std::optional<std::string_view> text,

@@ -23,7 +23,7 @@ namespace {
 using core::ParamType;
 
 void
-ReadTextArray(FunctionCallInfo fcinfo, int arg, std::vector<std::string> *out)
+ReadTextArray(FunctionCallInfo fcinfo, int arg, const core::Parameter &param, std::vector<std::string> *out)
 {
 	ArrayType *array = PG_GETARG_ARRAYTYPE_P(arg);
 	Datum *items;
@@ -33,7 +33,8 @@ ReadTextArray(FunctionCallInfo fcinfo, int arg, std::vector<std::string> *out)
 	for (int i = 0; i < count; i++) {
 		if (nulls[i])
 			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-			                errmsg("identifier lists must not contain NULL elements")));
+			                errmsg("%.*s must not contain NULL elements", static_cast<int>(param.sql_name.size()),
+			                       param.sql_name.data())));
 		text *t = DatumGetTextPP(items[i]);
 		const char *data = VARDATA_ANY(t);
 		const size_t size = VARSIZE_ANY_EXHDR(t);
@@ -65,7 +66,7 @@ ReadArgument(FunctionCallInfo fcinfo, int arg, const core::Parameter &param, cor
 {
 	switch (param.type) {
 	case ParamType::kTextList:
-		ReadTextArray(fcinfo, arg, &(request->*param.list));
+		ReadTextArray(fcinfo, arg, param, &(request->*param.list));
 		return;
 	case ParamType::kBool:
 		request->*param.flag = PG_GETARG_BOOL(arg);
