@@ -53,6 +53,7 @@ constexpr const char *kUndefinedFunction = "42883";
 /* ---- signals: state shared with the handler (async-signal-safe use only) ---- */
 
 volatile sig_atomic_t g_signal = 0;
+volatile sig_atomic_t g_connecting = 0; /* in libpq's connect: nothing to cancel, and libpq retries on EINTR */
 PGcancel *volatile g_cancel = nullptr;
 char g_temp_path[PATH_MAX]; /* the temporary file, for the second signal's immediate exit */
 
@@ -66,10 +67,19 @@ extern "C" void
 OnSignal(int signo)
 {
 	const int saved_errno = errno;
-	if (g_signal != 0) {
-		/* Second signal: the server did not answer the cancel in time for this user. */
+	if (g_signal != 0 || g_connecting != 0) {
+		/*
+		 * Second signal: the server did not answer the cancel in time for this user. While
+		 * connecting there is no query to cancel, so the first signal exits.
+		 */
 		if (g_temp_path[0] != '\0')
 			unlink(g_temp_path);
+		if (g_signal == 0) {
+			static const char kMessage[] = "datavalue-export: interrupted while connecting\n";
+			if (write(STDERR_FILENO, kMessage, sizeof kMessage - 1) < 0) {
+				/* nothing left to tell */
+			}
+		}
 		_exit(StatusForSignal(signo));
 	}
 	g_signal = signo;
@@ -111,7 +121,7 @@ SetCancel(PGcancel *cancel)
 void
 Complain(const std::string &message)
 {
-	std::fprintf(stderr, "%s: %s\n", kProgram, message.c_str());
+	std::fprintf(stderr, "%s: %s\n", kProgram, ShowControlCharacters(message).c_str());
 }
 
 std::string
@@ -314,7 +324,10 @@ Connect(const Options &options, const char *application_name, const std::optiona
 	values.push_back("UTF8");
 	keys.push_back(nullptr);
 	values.push_back(nullptr);
-	return Conn(PQconnectdbParams(keys.data(), values.data(), 1));
+	g_connecting = 1;
+	Conn conn(PQconnectdbParams(keys.data(), values.data(), 1));
+	g_connecting = 0;
+	return conn;
 }
 
 /*

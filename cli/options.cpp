@@ -111,7 +111,8 @@ ParseOptions(const std::vector<std::string> &args)
 			    eq == std::string::npos ? std::nullopt : std::optional<std::string>(arg.substr(eq + 1));
 			if (name == "help" || name == "version" || name == "quiet" || name == "password" || name == "no-password") {
 				if (value)
-					throw UsageError("option --" + name + " takes no value (a password is asked for on the terminal)");
+					throw UsageError("option --" + name + " takes no value" +
+					                 (name == "password" ? " (a password is asked for on the terminal)" : ""));
 				if (name == "help")
 					options.help = true;
 				else if (name == "version")

@@ -14,6 +14,26 @@
 #include <vector>
 
 namespace datavalue_export::cli {
+
+std::string
+ShowControlCharacters(std::string_view message)
+{
+	static const char kHex[] = "0123456789ABCDEF";
+	std::string shown;
+	shown.reserve(message.size());
+	for (const char c : message) {
+		const unsigned char u = static_cast<unsigned char>(c);
+		if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
+			shown += "\\x";
+			shown += kHex[u >> 4];
+			shown += kHex[u & 0xF];
+		} else {
+			shown += c;
+		}
+	}
+	return shown;
+}
+
 namespace {
 
 constexpr std::string_view kEndpoint = "dataValueSets";

@@ -24,10 +24,16 @@
 
 namespace datavalue_export::cli {
 
+/*
+ * A message that echoes user input, made printable: control characters other than newline and
+ * tab as \xNN (a NUL would end the printed message, an escape sequence would drive the terminal).
+ */
+std::string ShowControlCharacters(std::string_view message);
+
 /* A mistake in what the user typed: exit status 2, the message printed as is. */
 class UsageError : public std::runtime_error {
   public:
-	using std::runtime_error::runtime_error;
+	explicit UsageError(const std::string &message) : std::runtime_error(ShowControlCharacters(message)) {}
 };
 
 /* One source's opinion; unset members mean "this source says nothing". */

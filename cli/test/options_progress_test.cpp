@@ -96,6 +96,9 @@ TEST(ParseOptions, UsageErrors)
 	EXPECT_NE(UsageMessage({"dataSet=x", "-d"}).find("option -d needs a value"), std::string::npos);
 	EXPECT_NE(UsageMessage({"--progress=fancy", "dataSet=x"}).find("invalid --progress value"), std::string::npos);
 	EXPECT_NE(UsageMessage({"--quiet=yes", "dataSet=x"}).find("takes no value"), std::string::npos);
+	/* The password remark belongs to --password alone. */
+	EXPECT_NE(UsageMessage({"--password=x", "dataSet=x"}).find("asked for on the terminal"), std::string::npos);
+	EXPECT_EQ(UsageMessage({"--help=x", "dataSet=x"}).find("password"), std::string::npos);
 }
 
 TEST(Format, CountsBytesDurations)

@@ -122,6 +122,15 @@ TEST(ResolveRequest, ConflictsNameBothSources)
 	EXPECT_NE(m.find("conflicting compression"), std::string::npos) << m;
 }
 
+TEST(ResolveRequest, MessagesShowControlCharacters)
+{
+	/* A decoded NUL used to end the printed message; the whole message now survives. */
+	const std::string m = UsageMessage("dataValueSets.csv?format=c%00sv&dataSet=x", "");
+	EXPECT_NE(m.find("\"c\\x00sv\" from the query string"), std::string::npos) << m;
+	EXPECT_NE(m.find("from the URL path"), std::string::npos) << m;
+	EXPECT_EQ(ShowControlCharacters(std::string("a\0b\x1b[2J\x7f\n\tc", 11)), "a\\x00b\\x1B[2J\\x7F\n\tc");
+}
+
 TEST(ResolveRequest, RejectsOtherEndpointsAndUnknownExtensions)
 {
 	EXPECT_NE(UsageMessage("https://play.dhis2.org/api/analytics.json?dimension=dx", "").find("not DHIS2's"),
