@@ -21,7 +21,7 @@ SELECT export_datavalues_json(data_set => '{MalariaWk01}', period => '{2024W1}',
 -- Forms that cannot carry the document.
 COPY (SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}'))
   TO STDOUT (FORMAT binary);
--- (COPY itself sends its header line before the function runs, so that line shows up first.)
+-- (Refused before COPY sends its header line, by the library's ProcessUtility hook: no line shows up.)
 COPY (SELECT export_datavalues_csv(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}'))
   TO STDOUT (FORMAT csv, HEADER);
 -- gzip needs COPY; a plain SELECT is refused before anything is read.

@@ -185,6 +185,28 @@ IsTopLevelInvocation(FunctionCallInfo fcinfo)
 	return false;
 }
 
+/*
+ * COPY options an export cannot honour, refused before COPY sends anything: from the hook, so
+ * that no binary signature or header line reaches the client first, and again when the export
+ * starts (the library may have been loaded after the statement began). May ereport.
+ */
+void
+RejectUnsupportedCopyOptions(List *options)
+{
+	ListCell *lc;
+	foreach (lc, options) {
+		DefElem *option = lfirst_node(DefElem, lc);
+		if (strcmp(option->defname, "format") == 0 && strcmp(defGetString(option), "binary") == 0)
+			ereport(ERROR,
+			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("an export cannot be copied in binary format"),
+			         errhint("Leave out FORMAT binary: the export writes its own JSON or CSV bytes.")));
+		else if (strcmp(option->defname, "header") == 0 && defGetBoolean(option))
+			ereport(ERROR,
+			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("an export cannot be copied with a HEADER line"),
+			         errhint("Leave out HEADER: CSV exports carry DHIS2's header line themselves.")));
+	}
+}
+
 void
 CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, ProcessUtilityContext context,
             ParamListInfo params, QueryEnvironment *query_env, DestReceiver *dest, QueryCompletion *qc)
@@ -206,8 +228,10 @@ CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, P
 			pending_program = nullptr;
 		}
 		CopyStmt *copy = castNode(CopyStmt, pstmt->utilityStmt);
-		if (copy->is_program && !copy->is_from && copy->filename != nullptr &&
-		    IsExportFunctionCall(DirectCall(copy->query))) {
+		const bool exports = !copy->is_from && IsExportFunctionCall(DirectCall(copy->query));
+		if (exports)
+			RejectUnsupportedCopyOptions(copy->options);
+		if (exports && copy->is_program && copy->filename != nullptr) {
 			run = static_cast<PlannedStmt *>(copyObjectImpl(pstmt));
 			castNode(CopyStmt, run->utilityStmt)->filename = pstrdup("true");
 			read_only_tree = false;
@@ -267,18 +291,11 @@ DetectCopyTarget(FunctionCallInfo fcinfo, int *target_encoding, const char **tar
 		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 		                errmsg("COPY TO STDOUT of an export needs a client connection")));
 	*target_encoding = pg_get_client_encoding();
+	RejectUnsupportedCopyOptions(copy->options);
 	ListCell *lc;
 	foreach (lc, copy->options) {
 		DefElem *option = lfirst_node(DefElem, lc);
-		if (strcmp(option->defname, "format") == 0 && strcmp(defGetString(option), "binary") == 0)
-			ereport(ERROR,
-			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("an export cannot be copied in binary format"),
-			         errhint("Leave out FORMAT binary: the export writes its own JSON or CSV bytes.")));
-		else if (strcmp(option->defname, "header") == 0 && defGetBoolean(option))
-			ereport(ERROR,
-			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("an export cannot be copied with a HEADER line"),
-			         errhint("Leave out HEADER: CSV exports carry DHIS2's header line themselves.")));
-		else if (strcmp(option->defname, "encoding") == 0) {
+		if (strcmp(option->defname, "encoding") == 0) {
 			*target_encoding = pg_char_to_encoding(defGetString(option));
 			if (*target_encoding < 0)
 				ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
