@@ -33,13 +33,6 @@ AlignUp(size_t offset, size_t alignment) noexcept
 	return (offset + alignment - 1) & ~(alignment - 1);
 }
 
-/* PostgreSQL's DT_NOBEGIN and DT_NOEND: -infinity and infinity. */
-bool
-IsFiniteTimestamp(int64_t ts) noexcept
-{
-	return ts != INT64_MIN && ts != INT64_MAX;
-}
-
 /*
  * A varlena at data + *offset: its bytes (after the header) and the offset after it; false if
  * it is compressed. A 1-byte header is never padded; any other starts at the column's
@@ -85,12 +78,17 @@ ThrowUnknownId(IdKind kind)
 	            std::string("data value references a ") + what + " outside the resolved metadata");
 }
 
-[[noreturn]] void
-ThrowInfiniteTimestamp(const char *column)
+void
+CheckTimestamp(int64_t ts, const char *column)
 {
-	throw Error(sqlstate::kDatetimeValueOutOfRange,
-	            std::string("data value has an infinite \"") + column + "\" timestamp",
-	            "DHIS2 timestamps are always finite.");
+	if (ts == kNullTimestamp)
+		throw Error(sqlstate::kNullValueNotAllowed, std::string("data value has a NULL \"") + column + "\" timestamp",
+		            "DHIS2 declares datavalue.created and datavalue.lastupdated NOT NULL.");
+	/* PostgreSQL's DT_NOBEGIN and DT_NOEND: -infinity and infinity. */
+	if (ts == INT64_MIN || ts == INT64_MAX)
+		throw Error(sqlstate::kDatetimeValueOutOfRange,
+		            std::string("data value has an infinite \"") + column + "\" timestamp",
+		            "DHIS2 timestamps are always finite.");
 }
 
 /*
@@ -164,14 +162,16 @@ ReadStagedTuple(const char *record) noexcept
 namespace {
 
 /*
- * The end of a decode: a deleted row returns first when skip_deleted (nothing checked), then a
- * row outside the filter, else the ids (as stored) are mapped into row->ids and the timestamps
- * the caller set are checked.
+ * The end of a decode: a row not live (deleted, or its flag NULL: DHIS2's dv.deleted = false
+ * leaves both out) returns first when skip_deleted (nothing checked), then a row outside the
+ * filter, else the ids (as stored) are mapped into row->ids and the timestamps the caller set
+ * are checked.
  */
 [[gnu::always_inline]] inline StagedDecode
-FinishRow(const IdMap *maps, bool skip_deleted, const StagedFilter *filter, const int64_t *ids, DataValueRow *row)
+FinishRow(const IdMap *maps, bool skip_deleted, bool live, const StagedFilter *filter, const int64_t *ids,
+          DataValueRow *row)
 {
-	if (skip_deleted && row->deleted)
+	if (skip_deleted && !live)
 		return StagedDecode::kDeleted;
 	if (filter != nullptr && !filter->Passes(ids))
 		return StagedDecode::kFiltered;
@@ -180,20 +180,19 @@ FinishRow(const IdMap *maps, bool skip_deleted, const StagedFilter *filter, cons
 		if (row->ids[k] == IdMap::kNotFound)
 			ThrowUnknownId(static_cast<IdKind>(k));
 	}
-	if (!IsFiniteTimestamp(row->created))
-		ThrowInfiniteTimestamp("created");
-	if (!IsFiniteTimestamp(row->last_updated))
-		ThrowInfiniteTimestamp("lastupdated");
+	CheckTimestamp(row->created, "created");
+	CheckTimestamp(row->last_updated, "lastupdated");
 	return StagedDecode::kRow;
 }
 
 /*
  * kDhis2Columns straight through, as the column walk reads them: the five ids at offsets 0-32
  * (the caller checked they are not NULL), then each column's own step; false if a text is
- * compressed. A NULL timestamp reads as 0 (PostgreSQL's zeroed datum), a NULL followup as -1.
+ * compressed. A NULL timestamp reads as kNullTimestamp, a NULL followup as -1; *live is whether
+ * the deleted flag is false.
  */
 bool
-ReadDhis2Columns(const StagedTuple &tuple, int64_t *ids, DataValueRow *row)
+ReadDhis2Columns(const StagedTuple &tuple, int64_t *ids, DataValueRow *row, bool *live)
 {
 	const uint8_t *bitmap = tuple.null_bitmap;
 	const auto present = [bitmap](size_t i) { return AttributePresent(bitmap, i); };
@@ -210,7 +209,7 @@ ReadDhis2Columns(const StagedTuple &tuple, int64_t *ids, DataValueRow *row)
 	};
 	const auto timestamp = [data, &offset, &present](size_t i) -> int64_t {
 		if (!present(i))
-			return 0;
+			return kNullTimestamp;
 		offset = AlignUp(offset, 8) + 8;
 		return LoadAt<int64_t>(data + offset - 8);
 	};
@@ -222,6 +221,7 @@ ReadDhis2Columns(const StagedTuple &tuple, int64_t *ids, DataValueRow *row)
 		return false;
 	row->followup = present(10) ? (data[offset++] != 0 ? 1 : 0) : -1;
 	row->deleted = present(11) && data[offset] != 0;
+	*live = present(11) && data[offset] == 0;
 	return true;
 }
 
@@ -242,9 +242,10 @@ DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_delete
 	constexpr uint8_t kIdBits = (1u << kIdKindCount) - 1;
 	if (layout.dhis2 && (bitmap == nullptr || (bitmap[0] & kIdBits) == kIdBits)) {
 		int64_t ids[kIdKindCount];
-		if (!ReadDhis2Columns(tuple, ids, row))
+		bool live;
+		if (!ReadDhis2Columns(tuple, ids, row, &live))
 			return StagedDecode::kDeferred;
-		return FinishRow(maps, skip_deleted, filter, ids, row);
+		return FinishRow(maps, skip_deleted, live, filter, ids, row);
 	}
 	/* Any other layout: column by column. */
 	const char *data = tuple.data;
@@ -264,8 +265,11 @@ DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_delete
 			continue;
 		}
 		const size_t slot = column.field == TupleField::kUnused ? kUnusedSlot : static_cast<size_t>(column.field);
-		if (is_null) { /* takes no space; the followup flag keeps NULL apart */
-			fixed[slot] = column.field == TupleField::kFollowup ? -1 : 0;
+		if (is_null) { /* takes no space; the flags and the timestamps keep NULL apart */
+			fixed[slot] = column.field == TupleField::kFollowup || column.field == TupleField::kDeleted ? -1
+			              : column.field == TupleField::kCreated || column.field == TupleField::kLastUpdated
+			                  ? kNullTimestamp
+			                  : 0;
 			continue;
 		}
 		offset = AlignUp(offset, column.alignment);
@@ -273,14 +277,15 @@ DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_delete
 		offset += static_cast<size_t>(column.length);
 		fixed[slot] = column.length == 8 ? LoadAt<int64_t>(p) : (*p != 0 ? 1 : 0);
 	}
-	row->deleted = fixed[static_cast<size_t>(TupleField::kDeleted)] != 0;
+	row->deleted = fixed[static_cast<size_t>(TupleField::kDeleted)] == 1;
+	const bool live = fixed[static_cast<size_t>(TupleField::kDeleted)] == 0;
 	row->value = texts[0];
 	row->stored_by = texts[1];
 	row->comment = texts[2];
 	row->created = fixed[static_cast<size_t>(TupleField::kCreated)];
 	row->last_updated = fixed[static_cast<size_t>(TupleField::kLastUpdated)];
 	row->followup = static_cast<int8_t>(fixed[static_cast<size_t>(TupleField::kFollowup)]);
-	return FinishRow(maps, skip_deleted, filter, fixed, row);
+	return FinishRow(maps, skip_deleted, live, filter, fixed, row);
 }
 
 RowStager::RowStager(TupleLayout layout, const IdMap *maps, SortKeyPlan plan, bool skip_deleted, size_t chunk_bytes,

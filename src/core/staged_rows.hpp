@@ -143,11 +143,12 @@ struct StagedRows {
 
 /*
  * The errors of a row that cannot be exported, shared with src/pg's own decoding so both say the
- * same: an id outside the resolved metadata (a bug: the scan filters on those sets), and an
- * infinite timestamp (DHIS2 never stores one).
+ * same: an id outside the resolved metadata (a bug: the scan filters on those sets), and a NULL
+ * (kNullTimestamp, out of PostgreSQL's range) or infinite timestamp, which DHIS2 never stores.
  */
 [[noreturn]] void ThrowUnknownId(IdKind kind);
-[[noreturn]] void ThrowInfiniteTimestamp(const char *column);
+inline constexpr int64_t kNullTimestamp = INT64_MIN + 1;
+void CheckTimestamp(int64_t ts, const char *column);
 
 class RowStager {
   public:

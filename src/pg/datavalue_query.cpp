@@ -88,11 +88,10 @@ MapId(const ExportState *state, IdKind kind, Datum datum)
 }
 
 int64
-ReadTimestamp(Datum datum, const char *column)
+ReadTimestamp(Datum datum, bool isnull, const char *column)
 {
-	const Timestamp ts = DatumGetTimestamp(datum);
-	if (TIMESTAMP_NOT_FINITE(ts))
-		DVE_CORE(core::ThrowInfiniteTimestamp(column));
+	const int64 ts = isnull ? core::kNullTimestamp : DatumGetTimestamp(datum);
+	DVE_CORE(core::CheckTimestamp(ts, column));
 	return ts;
 }
 
@@ -117,7 +116,8 @@ AddRowFromDatums(ExportSession *session, const Datum *values, const bool *nulls)
 {
 	ExportState *state = session->state;
 	const bool deleted = !nulls[kColDeleted] && DatumGetBool(values[kColDeleted]);
-	if (deleted && state->ordering.filter_deleted)
+	/* Not live, as DHIS2's dv.deleted = false (and the query's NOT dv.deleted) sees it: NULL too. */
+	if ((deleted || nulls[kColDeleted]) && state->ordering.filter_deleted)
 		return;
 	if (state->ordering.staged_filter.Any() && !PassesStagedFilter(state, values))
 		return;
@@ -133,8 +133,8 @@ AddRowFromDatums(ExportSession *session, const Datum *values, const bool *nulls)
 	ReadText(values[kColValue], nulls[kColValue], &row.value, &copies[0]);
 	ReadText(values[kColStoredBy], nulls[kColStoredBy], &row.stored_by, &copies[1]);
 	ReadText(values[kColComment], nulls[kColComment], &row.comment, &copies[2]);
-	row.created = ReadTimestamp(values[kColCreated], "created");
-	row.last_updated = ReadTimestamp(values[kColLastUpdated], "lastupdated");
+	row.created = ReadTimestamp(values[kColCreated], nulls[kColCreated], "created");
+	row.last_updated = ReadTimestamp(values[kColLastUpdated], nulls[kColLastUpdated], "lastupdated");
 	row.followup = nulls[kColFollowup] ? -1 : (DatumGetBool(values[kColFollowup]) ? 1 : 0);
 	row.deleted = deleted;
 
@@ -147,6 +147,28 @@ AddRowFromDatums(ExportSession *session, const Datum *values, const bool *nulls)
 			pfree(copy);
 }
 
+/* The table's column each query column reads, the stager's field for it, and the type DHIS2 gives it. */
+struct ColumnSpec {
+	const char *name;
+	core::TupleField field;
+	Oid type;
+};
+/* In the main query's column order (kCol*). */
+constexpr ColumnSpec kColumnSpecs[kColCount] = {
+    {"dataelementid", core::TupleField::kDataElement, INT8OID},
+    {"periodid", core::TupleField::kPeriod, INT8OID},
+    {"sourceid", core::TupleField::kOrgUnit, INT8OID},
+    {"categoryoptioncomboid", core::TupleField::kCategoryOptionCombo, INT8OID},
+    {"attributeoptioncomboid", core::TupleField::kAttributeOptionCombo, INT8OID},
+    {"value", core::TupleField::kValue, VARCHAROID},
+    {"storedby", core::TupleField::kStoredBy, VARCHAROID},
+    {"created", core::TupleField::kCreated, TIMESTAMPOID},
+    {"lastupdated", core::TupleField::kLastUpdated, TIMESTAMPOID},
+    {"comment", core::TupleField::kComment, VARCHAROID},
+    {"followup", core::TupleField::kFollowup, BOOLOID},
+    {"deleted", core::TupleField::kDeleted, BOOLOID},
+};
+
 /*
  * The layout of the scan's heap tuples for the stager (core/staged_rows.hpp), from the slot's
  * descriptor: every attribute up to the last one the export reads, each of those found by name
@@ -156,36 +178,16 @@ AddRowFromDatums(ExportSession *session, const Datum *values, const bool *nulls)
 bool
 PlanTupleLayout(TupleDesc desc, core::TupleLayout *layout, int *attribute_of)
 {
-	struct Wanted {
-		const char *name;
-		core::TupleField field;
-		Oid type;
-	};
-	/* In the main query's column order (kCol*). */
-	static const Wanted kWanted[kColCount] = {
-	    {"dataelementid", core::TupleField::kDataElement, INT8OID},
-	    {"periodid", core::TupleField::kPeriod, INT8OID},
-	    {"sourceid", core::TupleField::kOrgUnit, INT8OID},
-	    {"categoryoptioncomboid", core::TupleField::kCategoryOptionCombo, INT8OID},
-	    {"attributeoptioncomboid", core::TupleField::kAttributeOptionCombo, INT8OID},
-	    {"value", core::TupleField::kValue, VARCHAROID},
-	    {"storedby", core::TupleField::kStoredBy, VARCHAROID},
-	    {"created", core::TupleField::kCreated, TIMESTAMPOID},
-	    {"lastupdated", core::TupleField::kLastUpdated, TIMESTAMPOID},
-	    {"comment", core::TupleField::kComment, VARCHAROID},
-	    {"followup", core::TupleField::kFollowup, BOOLOID},
-	    {"deleted", core::TupleField::kDeleted, BOOLOID},
-	};
 	static_assert(kColCount == core::kTupleFieldCount, "every query column is a stager field");
 	int last = 0;
 	for (int c = 0; c < kColCount; c++) {
 		attribute_of[c] = 0;
 		for (int i = 0; i < desc->natts; i++) {
 			const Form_pg_attribute att = TupleDescAttr(desc, i);
-			if (att->attisdropped || strcmp(NameStr(att->attname), kWanted[c].name) != 0)
+			if (att->attisdropped || strcmp(NameStr(att->attname), kColumnSpecs[c].name) != 0)
 				continue;
-			const bool text_like = kWanted[c].type == VARCHAROID && att->atttypid == TEXTOID;
-			if (att->atttypid != kWanted[c].type && !text_like)
+			const bool text_like = kColumnSpecs[c].type == VARCHAROID && att->atttypid == TEXTOID;
+			if (att->atttypid != kColumnSpecs[c].type && !text_like)
 				return false;
 			attribute_of[c] = i + 1;
 		}
@@ -208,7 +210,7 @@ PlanTupleLayout(TupleDesc desc, core::TupleLayout *layout, int *attribute_of)
 		layout->columns.push_back(column);
 	}
 	for (int c = 0; c < kColCount; c++)
-		layout->columns[static_cast<size_t>(attribute_of[c] - 1)].field = kWanted[c].field;
+		layout->columns[static_cast<size_t>(attribute_of[c] - 1)].field = kColumnSpecs[c].field;
 	return true;
 }
 
@@ -289,7 +291,11 @@ StartStaging(ExportSession *session, TupleDesc desc)
 	}
 	/* In the export's context: rows deferred to the scan's end are decoded after the query's context is gone. */
 	const MemoryContext previous = MemoryContextSwitchTo(session->context);
-	ordering->staged_desc = CreateTupleDescCopy(desc);
+	/*
+	 * With the constraints: a column added later with a default (ALTER TABLE ... ADD COLUMN ...
+	 * DEFAULT) is missing from the older tuples, and heap_deform_tuple reads its value from there.
+	 */
+	ordering->staged_desc = CreateTupleDescCopyConstr(desc);
 	MemoryContextSwitchTo(previous);
 	/* Chunks of at most an eighth of a run, so the encoded rows of one fit a run within its budget. */
 	const size_t chunk_bytes = Min(core::RowStager::kMaxChunkBytes,
@@ -371,11 +377,37 @@ ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
 	return true;
 }
 
+/* Whether the query's rows can hold a column of this type where DHIS2 has the spec's type. */
+bool
+ColumnTypeFits(const ColumnSpec &spec, Oid type)
+{
+	switch (spec.type) {
+	case INT8OID: /* read with DatumGetInt64: the narrower integers are sign-extended datums too */
+		return type == INT8OID || type == INT4OID || type == INT2OID;
+	case VARCHAROID:
+		return type == VARCHAROID || type == TEXTOID || type == BPCHAROID;
+	default:
+		return type == spec.type;
+	}
+}
+
+/*
+ * Before the first row: every column of datavalue has a type the receiver can read (a text
+ * column of another type would be read as a pointer). A changed table gets a clear error.
+ */
 void
 ReceiverStartup(DestReceiver *, int, TupleDesc typeinfo)
 {
 	if (typeinfo->natts != kColCount)
 		elog(ERROR, "unexpected column count %d in the data value query", typeinfo->natts);
+	for (int c = 0; c < kColCount; c++) {
+		const Oid type = getBaseType(TupleDescAttr(typeinfo, c)->atttypid);
+		if (!ColumnTypeFits(kColumnSpecs[c], type))
+			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+			                errmsg("column datavalue.%s has type %s, not the %s DHIS2 gives it", kColumnSpecs[c].name,
+			                       format_type_be(type), format_type_be(kColumnSpecs[c].type)),
+			                errhint("The export reads DHIS2's datavalue table as DHIS2 defines it.")));
+	}
 }
 
 void

@@ -12,6 +12,9 @@ test/integration/test_direct_scan.py
 SPDX-License-Identifier: PostgreSQL
 """
 
+import csv
+import io
+
 import psycopg2
 import pytest
 
@@ -168,3 +171,29 @@ def test_a_role_without_select_on_datavalue_is_refused(explained, whole_table):
         assert raised.value.pgcode == "42501"
         assert "permission denied for table datavalue" in raised.value.pgerror
         cur.execute("ROLLBACK TO SAVEPOINT refused")
+
+
+def test_columns_added_later_with_a_default_read_their_default(explained, whole_table):
+    # ADD COLUMN ... DEFAULT leaves the table's tuples as they were: the value lives in the catalog
+    # (atthasmissing), and every tuple older than the column is shorter than the table.
+    with dve.rolled_back(explained) as conn, conn.cursor() as cur:
+        cur.execute("SELECT count(*) FILTER (WHERE deleted), count(*) FROM datavalue")
+        deleted, total = cur.fetchone()
+        assert 0 < deleted < total
+        cur.execute("ALTER TABLE datavalue DROP COLUMN storedby")
+        cur.execute("ALTER TABLE datavalue ADD COLUMN storedby varchar(255) DEFAULT 'added-later'")
+        cur.execute("ALTER TABLE datavalue DROP COLUMN deleted")
+        cur.execute("ALTER TABLE datavalue ADD COLUMN deleted boolean NOT NULL DEFAULT true")
+        cur.execute("SELECT count(*) FROM pg_attribute WHERE attrelid = 'datavalue'::regclass AND atthasmissing")
+        assert cur.fetchone()[0] == 2
+        # Every row is now deleted: only include_deleted exports any, each stored by 'added-later'.
+        live, ran_query = export(conn, "csv", True, **whole_table)
+        assert not ran_query
+        assert live.count(b"\n") == 1, "rows deleted by the added column's default were exported"
+        direct, ran_query = export(conn, "csv", True, **whole_table, include_deleted=True)
+        query, _ = export(conn, "csv", False, **whole_table, include_deleted=True)
+        assert not ran_query
+        assert direct == query
+        rows = list(csv.DictReader(io.StringIO(direct.decode())))
+        assert len(rows) > 1000
+        assert {(row["storedby"], row["deleted"]) for row in rows} == {("added-later", "true")}

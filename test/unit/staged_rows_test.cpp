@@ -170,6 +170,15 @@ Dhis2Layout()
 	                    {1, 1, TupleField::kDeleted}}};
 }
 
+/* Dhis2Layout as the stager reads it: straight through (layout.dhis2). */
+TupleLayout
+RecognisedDhis2Layout()
+{
+	TupleLayout layout = Dhis2Layout();
+	RecogniseDhis2Layout(layout);
+	return layout;
+}
+
 /* Ids 100.. of every kind map to indexes 0..n-1. */
 struct Maps {
 	IdMap maps[kIdKindCount];
@@ -461,6 +470,33 @@ Outcome(const TupleLayout &layout, const Maps &maps, bool skip_deleted, const St
 	return out;
 }
 
+TEST(DecodeStagedTupleTest, NullDeletedFlagIsNotLiveAndNullTimestampIsAnError)
+{
+	Maps maps;
+	for (const TupleLayout &layout : {Dhis2Layout(), RecognisedDhis2Layout()}) {
+		std::vector<Value> values = Dhis2Values(1, std::string("x"), std::nullopt, 0, std::nullopt, false, false);
+		values[11] = Null(); /* deleted: DHIS2's dv.deleted = false leaves the row out */
+		DataValueRow row;
+		EXPECT_EQ(DecodeStagedTuple(layout, maps.maps, true, StagedRecord(values).bytes.data(), &row),
+		          StagedDecode::kDeleted);
+		ASSERT_EQ(DecodeStagedTuple(layout, maps.maps, false, StagedRecord(values).bytes.data(), &row),
+		          StagedDecode::kRow);
+		EXPECT_FALSE(row.deleted); /* with includeDeleted: exported, not marked deleted */
+		for (size_t column : {7u, 8u}) {
+			values = Dhis2Values(1, std::nullopt, std::nullopt, 0, std::nullopt, false, false);
+			values[column] = Null();
+			try {
+				DecodeStagedTuple(layout, maps.maps, false, StagedRecord(values).bytes.data(), &row);
+				FAIL() << "no error";
+			} catch (const Error &e) {
+				EXPECT_STREQ(e.Sqlstate(), sqlstate::kNullValueNotAllowed);
+				EXPECT_EQ(std::string(e.what()), std::string("data value has a NULL \"") +
+				                                     (column == 7 ? "created" : "lastupdated") + "\" timestamp");
+			}
+		}
+	}
+}
+
 TEST(DecodeStagedTupleTest, Dhis2LayoutReadStraightThroughAsTheWalkReadsIt)
 {
 	const TupleLayout walked = Dhis2Layout();
@@ -497,6 +533,8 @@ TEST(DecodeStagedTupleTest, Dhis2LayoutReadStraightThroughAsTheWalkReadsIt)
 			values[7 + rng() % 2] = chance(2) ? Null() : Int8(chance(2) ? INT64_MIN : INT64_MAX);
 		if (chance(25))
 			values[std::vector<size_t>{5, 6, 9}[rng() % 3]] = Compressed();
+		if (chance(25))
+			values[11] = Null();                      /* a NULL deleted flag: not live */
 		const StagedRecord record(values, chance(3)); /* sometimes a bitmap without NULLs */
 		const bool skip_deleted = chance(2);
 		const std::string expected = Outcome(walked, maps, skip_deleted, record);
