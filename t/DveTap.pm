@@ -32,19 +32,20 @@ our $DEMO_VALUES = $ENV{DVE_TAP_VALUES} // 50000;
 # An ordered export (the default order) with 64 kB runs: hundreds of runs spilled to temp files.
 our $TINY_RUNS = "SET datavalue_export.sort_run_memory = '64kB'";
 
-# A started node with settings like test/cluster.sh's (UTC, the library preloaded).
+# A started node with settings like test/cluster.sh's (UTC, the library preloaded unless preload => 0).
 sub new_node
 {
 	my ($name, %init) = @_;
+	my $preload = delete($init{preload}) // 1;
 	my $node = PostgreSQL::Test::Cluster->new($name);
 	$node->init(%init);
 	$node->append_conf(
 		'postgresql.conf', qq(
 timezone = 'UTC'
 fsync = off
-shared_preload_libraries = 'datavalue_export'
 log_temp_files = 0
 ));
+	$node->append_conf('postgresql.conf', "shared_preload_libraries = 'datavalue_export'") if $preload;
 	$node->start;
 	return $node;
 }

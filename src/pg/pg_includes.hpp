@@ -37,6 +37,7 @@ extern "C" {
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
 #include "pgstat.h"
+#include "parser/parser.h"
 #include "storage/fd.h"
 #include "tcop/dest.h"
 #include "tcop/pquery.h"

@@ -27,13 +27,25 @@ namespace datavalue_export::pg {
 namespace {
 
 ProcessUtility_hook_type previous_process_utility = nullptr;
-/* Values exported by the current COPY statement; -1 when no export ran in it. */
-int64 exported_rows_in_statement = -1;
+
 /*
- * `COPY (SELECT export(...)) TO PROGRAM 'cmd'` of the current statement: the hook runs the
- * COPY with a program that reads nothing, and the export runs cmd itself (see CopyTagHook).
+ * A COPY the hook is running, innermost first: a COPY run from a function (EXECUTE in PL/pgSQL)
+ * is nested in the statement that called the function, and the portal there is not a COPY.
  */
-char *pending_program = nullptr;
+struct RunningCopy {
+	CopyStmt *stmt;
+	/* The statement's text, the very pointer its query's executor keeps as es_sourceText. */
+	const char *query_string;
+	/*
+	 * `COPY (SELECT export(...)) TO PROGRAM 'cmd'`: the hook runs the COPY with a program that
+	 * reads nothing, and the export runs cmd itself (see CopyTagHook). NULL otherwise.
+	 */
+	const char *program;
+	/* Values the export in this COPY wrote; -1 when none ran. */
+	int64 exported_rows;
+	RunningCopy *outer;
+};
+RunningCopy *running_copy = nullptr;
 
 /* The CopyStmt of the portal this function runs in, or NULL when it is not a COPY. */
 CopyStmt *
@@ -208,12 +220,43 @@ RejectUnsupportedCopyOptions(List *options)
 }
 
 void
+RunUtility(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, ProcessUtilityContext context,
+           ParamListInfo params, QueryEnvironment *query_env, DestReceiver *dest, QueryCompletion *qc)
+{
+	if (previous_process_utility)
+		previous_process_utility(pstmt, query_string, read_only_tree, context, params, query_env, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, query_string, read_only_tree, context, params, query_env, dest, qc);
+}
+
+/* Run a COPY with its entry innermost in running_copy, taken out again however it ends. */
+void
+RunCopy(RunningCopy *entry, PlannedStmt *pstmt, const char *query_string, bool read_only_tree,
+        ProcessUtilityContext context, ParamListInfo params, QueryEnvironment *query_env, DestReceiver *dest,
+        QueryCompletion *qc)
+{
+	running_copy = entry;
+	PG_TRY();
+	{
+		RunUtility(pstmt, query_string, read_only_tree, context, params, query_env, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		running_copy = entry->outer;
+	}
+	PG_END_TRY();
+}
+
+void
 CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, ProcessUtilityContext context,
             ParamListInfo params, QueryEnvironment *query_env, DestReceiver *dest, QueryCompletion *qc)
 {
-	const bool is_copy = IsA(pstmt->utilityStmt, CopyStmt);
-	if (is_copy)
-		exported_rows_in_statement = -1;
+	if (!IsA(pstmt->utilityStmt, CopyStmt)) {
+		RunUtility(pstmt, query_string, read_only_tree, context, params, query_env, dest, qc);
+		return;
+	}
+	CopyStmt *copy = castNode(CopyStmt, pstmt->utilityStmt);
+	RunningCopy entry = {copy, query_string, nullptr, -1, running_copy};
 	/*
 	 * COPY TO PROGRAM starts the program before the query runs, and the export could not reach
 	 * its pipe: run the COPY with a program that reads nothing instead (the same privilege,
@@ -221,35 +264,56 @@ CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, P
 	 * user's program and write to it.
 	 */
 	PlannedStmt *run = pstmt;
-	if (is_copy) {
-		/* Left over only when an earlier COPY failed. */
-		if (pending_program != nullptr) {
-			pfree(pending_program);
-			pending_program = nullptr;
-		}
-		CopyStmt *copy = castNode(CopyStmt, pstmt->utilityStmt);
-		const bool exports = !copy->is_from && IsExportFunctionCall(DirectCall(copy->query));
-		if (exports)
-			RejectUnsupportedCopyOptions(copy->options);
-		if (exports && copy->is_program && copy->filename != nullptr) {
-			run = static_cast<PlannedStmt *>(copyObjectImpl(pstmt));
-			castNode(CopyStmt, run->utilityStmt)->filename = pstrdup("true");
-			read_only_tree = false;
-			pending_program = MemoryContextStrdup(TopMemoryContext, copy->filename);
-		}
+	const bool exports = !copy->is_from && IsExportFunctionCall(DirectCall(copy->query));
+	if (exports)
+		RejectUnsupportedCopyOptions(copy->options);
+	if (exports && copy->is_program && copy->filename != nullptr) {
+		run = static_cast<PlannedStmt *>(copyObjectImpl(pstmt));
+		castNode(CopyStmt, run->utilityStmt)->filename = pstrdup("true");
+		read_only_tree = false;
+		entry.program = copy->filename;
 	}
-	if (previous_process_utility)
-		previous_process_utility(run, query_string, read_only_tree, context, params, query_env, dest, qc);
-	else
-		standard_ProcessUtility(run, query_string, read_only_tree, context, params, query_env, dest, qc);
-	if (pending_program != nullptr) {
-		pfree(pending_program);
-		pending_program = nullptr;
-	}
-	if (is_copy && exported_rows_in_statement >= 0 && qc != nullptr && qc->commandTag == CMDTAG_COPY)
-		qc->nprocessed = static_cast<uint64>(exported_rows_in_statement);
-	if (is_copy)
-		exported_rows_in_statement = -1;
+	RunCopy(&entry, run, query_string, read_only_tree, context, params, query_env, dest, qc);
+	if (entry.exported_rows >= 0 && qc != nullptr && qc->commandTag == CMDTAG_COPY)
+		qc->nprocessed = static_cast<uint64>(entry.exported_rows);
+}
+
+/* The executor of the query this call is part of, or NULL. */
+EState *
+CallerEState(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+	if (rsinfo == nullptr || !IsA(rsinfo, ReturnSetInfo) || rsinfo->econtext == nullptr)
+		return nullptr;
+	return rsinfo->econtext->ecxt_estate;
+}
+
+/*
+ * With the library loaded during this statement, the hook saw no COPY: a COPY run from a
+ * function (EXECUTE in PL/pgSQL) would write the document's chunks with COPY's escaping into
+ * a file that looks complete. Its text is the executor's; refuse a COPY of an export there.
+ * May ereport.
+ */
+void
+RefuseUnseenCopy(EState *estate)
+{
+	if (estate == nullptr || estate->es_sourceText == nullptr)
+		return;
+	const char *text = estate->es_sourceText;
+	while (isspace(static_cast<unsigned char>(*text)))
+		text++;
+	if (pg_strncasecmp(text, "copy", 4) != 0)
+		return;
+	List *parsed = raw_parser(estate->es_sourceText, RAW_PARSE_DEFAULT);
+	if (list_length(parsed) != 1 || !IsA(linitial_node(RawStmt, parsed)->stmt, CopyStmt))
+		return;
+	CopyStmt *copy = castNode(CopyStmt, linitial_node(RawStmt, parsed)->stmt);
+	if (!copy->is_from && IsExportFunctionCall(DirectCall(copy->query)))
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		                errmsg("COPY of an export run from a function needs the datavalue_export library loaded "
+		                       "before the statement starts"),
+		                errhint("Add datavalue_export to shared_preload_libraries or session_preload_libraries, or "
+		                        "run LOAD 'datavalue_export' first.")));
 }
 
 } // namespace
@@ -265,7 +329,21 @@ CopyTarget
 DetectCopyTarget(FunctionCallInfo fcinfo, int *target_encoding, const char **target)
 {
 	const Oid fn_oid = fcinfo->flinfo->fn_oid;
-	CopyStmt *copy = ActiveCopyStatement();
+	EState *estate = CallerEState(fcinfo);
+	CopyStmt *copy;
+	const char *program = nullptr;
+	if (running_copy != nullptr) {
+		/* The innermost COPY running, if this call is in its query (at any depth of functions). */
+		if (estate == nullptr || estate->es_sourceText != running_copy->query_string)
+			return CopyTarget::kNone;
+		copy = running_copy->stmt;
+		program = running_copy->program;
+	} else {
+		/* The library was loaded during this statement: only a COPY of the portal can be seen. */
+		copy = ActiveCopyStatement();
+		if (copy == nullptr)
+			RefuseUnseenCopy(estate);
+	}
 	if (copy == nullptr || copy->is_from)
 		return CopyTarget::kNone;
 	const char *function_name = get_func_name(fn_oid);
@@ -275,14 +353,14 @@ DetectCopyTarget(FunctionCallInfo fcinfo, int *target_encoding, const char **tar
 	CopyTarget kind = CopyTarget::kClient;
 	if (copy->is_program) {
 		/* Only the hook can take over a program (it is loaded with the library: preload it). */
-		if (pending_program == nullptr)
+		if (program == nullptr)
 			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			                errmsg("COPY TO PROGRAM of an export needs the datavalue_export library loaded before the "
 			                       "statement starts"),
 			                errhint("Add datavalue_export to shared_preload_libraries or session_preload_libraries, or "
 			                        "run LOAD 'datavalue_export' first.")));
 		kind = CopyTarget::kServerProgram;
-		*target = pending_program;
+		*target = program;
 	} else if (copy->filename != nullptr) {
 		/* COPY itself checked the privilege (pg_write_server_files) and the absolute path. */
 		kind = CopyTarget::kServerFile;
@@ -460,7 +538,8 @@ SendCopyData(const char *data, size_t size)
 void
 NoteExportedRows(uint64 rows)
 {
-	exported_rows_in_statement = static_cast<int64>(rows);
+	if (running_copy != nullptr)
+		running_copy->exported_rows = static_cast<int64>(rows);
 }
 
 void

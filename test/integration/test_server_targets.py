@@ -7,6 +7,7 @@ test/integration/test_server_targets.py
 SPDX-License-Identifier: PostgreSQL
 """
 import gzip
+import io
 import os
 import pwd
 import shutil
@@ -132,3 +133,40 @@ def test_privileges_are_those_of_native_copy(fresh_conn, target_dir, grant, file
             assert export == "ok"
         else:
             assert export[0] == "42501", export
+
+
+def _dollar_quoted(sql):
+    assert "$dve$" not in sql
+    return "$dve$" + sql + "$dve$"
+
+
+@pytest.mark.parametrize("fmt,extra", [("json", {}), ("csv", {"compression": "gzip"})], ids=["json", "gzip-csv"])
+def test_copy_run_from_a_function_gets_the_stdout_bytes(fresh_conn, demo_request, target_dir, fmt, extra):
+    """EXECUTE in PL/pgSQL runs the COPY nested in the DO statement (the portal is the DO's): the
+    export must still write the document itself, not result rows with COPY's escaping in them."""
+    params = dict(demo_request, **extra)
+    want = dve.copy_bytes(fresh_conn, fmt, **params)
+    path = os.path.join(target_dir, "nested.out")
+    piped = os.path.join(target_dir, "piped.out")
+    with fresh_conn.cursor() as cur:
+        for target in (dve.sql_literal(path), "PROGRAM " + dve.sql_literal("cat > " + piped)):
+            copy = "COPY (SELECT %s) TO %s" % (dve.call(fmt, **params), target)
+            cur.execute("DO $$ BEGIN EXECUTE %s; END $$" % _dollar_quoted(copy))
+    assert _read(path) == want
+    assert _read(piped) == want
+    assert sorted(os.listdir(target_dir)) == ["nested.out", "piped.out"]
+
+
+def test_copy_inside_a_copy_s_query_writes_its_own_target(fresh_conn, demo_request, target_dir):
+    """A function in an outer COPY's query runs a COPY of an export to a file: the inner export
+    writes the file, and the outer COPY gets the function's own rows, not the document."""
+    want = dve.copy_bytes(fresh_conn, "json", **demo_request)
+    path = os.path.join(target_dir, "inner.json")
+    inner = "COPY (SELECT %s) TO %s" % (dve.call("json", **demo_request), dve.sql_literal(path))
+    buf = io.BytesIO()
+    with dve.rolled_back(fresh_conn) as conn, conn.cursor() as cur:
+        cur.execute("CREATE FUNCTION pg_temp.export_inside() RETURNS text LANGUAGE plpgsql AS $$ BEGIN "
+                    "EXECUTE %s; RETURN 'inner done'; END $$" % _dollar_quoted(inner))
+        cur.copy_expert("COPY (SELECT pg_temp.export_inside()) TO STDOUT", buf)
+    assert buf.getvalue() == b"inner done\n"
+    assert _read(path) == want
