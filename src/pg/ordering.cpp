@@ -32,6 +32,8 @@ RunFile
 NewRunFile()
 {
 	RunFile run;
+	/* temp_tablespaces is read per transaction: a SET outside one is seen only after this (as in tuplesort). */
+	PrepareTempTablespaces();
 	run.file = OpenTemporaryFile(false);
 	return run;
 }

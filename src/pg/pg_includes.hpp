@@ -24,6 +24,7 @@ extern "C" {
 #include "commands/copy.h"
 #include "commands/defrem.h"
 #include "commands/progress.h"
+#include "commands/tablespace.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"

@@ -8,7 +8,11 @@ SPDX-License-Identifier: PostgreSQL
 """
 import contextlib
 import io
+import os
+import pwd
 import re
+import shutil
+import tempfile
 import zipfile
 import zlib
 
@@ -339,3 +343,34 @@ def test_a_gb18030_client_gets_the_transcoded_document(fresh_conn, demo_request)
     assert used
     assert converted == utf8.decode("utf-8").encode("gb18030")
     assert converted != utf8, "the document holds no character that GB18030 writes differently"
+
+
+def test_spilled_runs_go_to_temp_tablespaces_set_outside_a_transaction(fresh_conn, demo_request):
+    """temp_tablespaces is read per transaction (PrepareTempTablespaces): a session-level SET must
+    place the runs there, as it does for PostgreSQL's own sorts. log_temp_files reports each
+    file's path as it is removed, to this client at client_min_messages = log."""
+    location = tempfile.mkdtemp(prefix="dve_it_tblspc_")
+    pw = pwd.getpwnam("postgres")
+    os.chown(location, pw.pw_uid, pw.pw_gid)
+    with fresh_conn.cursor() as cur:
+        cur.execute("CREATE TABLESPACE dve_it_temp LOCATION %s", (location,))
+    try:
+        with fresh_conn.cursor() as cur:
+            cur.execute("SELECT oid FROM pg_tablespace WHERE spcname = 'dve_it_temp'")
+            oid = cur.fetchone()[0]
+            cur.execute("SET temp_tablespaces = dve_it_temp")
+            cur.execute("SET log_temp_files = 0")
+            cur.execute("SET client_min_messages = log")
+        del fresh_conn.notices[:]
+        _export(fresh_conn, "64kB", "json", demo_request)
+        with fresh_conn.cursor() as cur:
+            cur.execute("SELECT 1")  # psycopg2 collects a COPY's notices at the next statement
+        paths = [m.group(1) for m in (re.search(r'temporary file: path "([^"]+)"', n) for n in fresh_conn.notices)
+                 if m]
+        assert len(paths) > 2, fresh_conn.notices[:5]
+        assert all(p.startswith("pg_tblspc/%d/" % oid) for p in paths), paths[:3]
+    finally:
+        with fresh_conn.cursor() as cur:
+            cur.execute("RESET temp_tablespaces")
+            cur.execute("DROP TABLESPACE dve_it_temp")
+        shutil.rmtree(location, ignore_errors=True)
