@@ -434,32 +434,48 @@ OpenServerTarget(ExportSession *session, CopyTarget kind, const char *target)
 	MemoryContextSwitchTo(previous);
 }
 
+/* Close the pipe to the program, which must have exited with 0. May ereport. */
+void
+CloseProgram(ExportSession *session)
+{
+	FILE *stream = session->sink.server_stream;
+	session->sink.server_stream = nullptr;
+	const int rc = ClosePipeStream(stream);
+	if (rc == -1)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not close pipe to external command: %m")));
+	if (rc != 0)
+		ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+		                errmsg("program \"%s\" failed", session->sink.server_target),
+		                errdetail_internal("%s", wait_result_to_str(rc))));
+}
+
 /* Write document bytes to the server-side target. May ereport. */
 void
 WriteServerTarget(ExportSession *session, const char *data, size_t size)
 {
-	if (size > 0 && fwrite(data, 1, size, session->sink.server_stream) != size)
-		ereport(ERROR, (errcode_for_file_access(),
-		                errmsg(session->sink.kind == SinkKind::kServerProgram ? "could not write to COPY program: %m"
-		                                                                      : "could not write to COPY file: %m")));
+	if (size == 0 || fwrite(data, 1, size, session->sink.server_stream) == size)
+		return;
+	if (session->sink.kind == SinkKind::kServerProgram) {
+		/* A program that stopped reading: its exit status says more than "Broken pipe" (as COPY does). */
+		if (errno == EPIPE) {
+			CloseProgram(session);
+			errno = EPIPE;
+		}
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not write to COPY program: %m")));
+	}
+	ereport(ERROR, (errcode_for_file_access(), errmsg("could not write to COPY file: %m")));
 }
 
 /* Close the target: the program must succeed; the file is synced and renamed into place. May ereport. */
 void
 FinishServerTarget(ExportSession *session)
 {
-	FILE *stream = session->sink.server_stream;
-	session->sink.server_stream = nullptr;
 	if (session->sink.kind == SinkKind::kServerProgram) {
-		const int rc = ClosePipeStream(stream);
-		if (rc == -1)
-			ereport(ERROR, (errcode_for_file_access(), errmsg("could not close pipe to external command: %m")));
-		if (rc != 0)
-			ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-			                errmsg("program \"%s\" failed", session->sink.server_target),
-			                errdetail_internal("%s", wait_result_to_str(rc))));
+		CloseProgram(session);
 		return;
 	}
+	FILE *stream = session->sink.server_stream;
+	session->sink.server_stream = nullptr;
 	if (session->sink.server_tmp_path == nullptr) {
 		if (FreeFile(stream) != 0)
 			ereport(ERROR, (errcode_for_file_access(),

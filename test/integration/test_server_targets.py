@@ -97,6 +97,16 @@ def test_program_failure_is_an_error(fresh_conn, target_dir):
     assert "exit code 7" in (err.value.diag.message_detail or "")
 
 
+def test_a_program_that_stops_reading_is_reported_by_its_exit_status(fresh_conn, demo_request):
+    """The program exits without reading megabytes of document: the export's write fails with
+    EPIPE, and the error is the program's exit status, as native COPY reports it."""
+    with pytest.raises(psycopg2.Error) as err:
+        _copy_to(fresh_conn, "PROGRAM 'exit 3'", **demo_request)
+    assert err.value.pgcode == "38000", err.value.pgerror
+    assert err.value.diag.message_primary == 'program "exit 3" failed'
+    assert "exit code 3" in (err.value.diag.message_detail or "")
+
+
 @pytest.mark.parametrize("grant,file_ok,program_ok", [
     (None, False, False),
     ("pg_write_server_files", True, False),
