@@ -150,3 +150,25 @@ SELECT length(whole_export(false));
 ROLLBACK TO s;
 SELECT length(csv_export('none', false));
 ROLLBACK;
+
+-- A value whose ids have no metadata row (DHIS2's foreign keys prevent it; here the foreign key
+-- triggers are off) is left out, as DHIS2's join leaves it out, on every path, with a WARNING
+-- that counts them.
+BEGIN;
+CREATE TEMP TABLE before AS
+  SELECT csv_export(NULL, true) AS ordered, csv_export('none', true) AS unordered, whole_export(true) AS json;
+SET LOCAL session_replication_role = replica;
+INSERT INTO datavalue (dataelementid, periodid, sourceid, categoryoptioncomboid, attributeoptioncomboid, value,
+                       storedby, created, lastupdated, comment, followup, deleted)
+SELECT dataelementid, 987654321, sourceid, categoryoptioncomboid, attributeoptioncomboid, 'no period row', storedby,
+       created, lastupdated, comment, followup, false FROM datavalue WHERE NOT deleted LIMIT 1;
+INSERT INTO datavalue (dataelementid, periodid, sourceid, categoryoptioncomboid, attributeoptioncomboid, value,
+                       storedby, created, lastupdated, comment, followup, deleted)
+SELECT dataelementid, periodid, sourceid, categoryoptioncomboid, 987654321, 'no option combo row', storedby,
+       created, lastupdated, comment, followup, false FROM datavalue WHERE NOT deleted LIMIT 1;
+SELECT csv_export(NULL, true) = ordered AS ordered_same FROM before;
+SELECT csv_export('none', true) = unordered AS unordered_same FROM before;
+SELECT whole_export(true) = json AS json_same FROM before;
+SET LOCAL datavalue_export.direct_heap_scan = off;
+SELECT csv_export(NULL, true) = ordered AS query_same FROM before;
+ROLLBACK;

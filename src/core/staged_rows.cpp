@@ -67,17 +67,6 @@ ReadVarlena(const char *data, size_t *offset, size_t alignment, TextField *field
 
 } // namespace
 
-[[noreturn]] void
-ThrowUnknownId(IdKind kind)
-{
-	const char *what = kind == IdKind::kDataElement ? "data element"
-	                   : kind == IdKind::kPeriod    ? "period"
-	                   : kind == IdKind::kOrgUnit   ? "organisation unit"
-	                                                : "category option combo";
-	throw Error(sqlstate::kInternalError,
-	            std::string("data value references a ") + what + " outside the resolved metadata");
-}
-
 void
 CheckTimestamp(int64_t ts, const char *column)
 {
@@ -164,8 +153,8 @@ namespace {
 /*
  * The end of a decode: a row not live (deleted, or its flag NULL: DHIS2's dv.deleted = false
  * leaves both out) returns first when skip_deleted (nothing checked), then a row outside the
- * filter, else the ids (as stored) are mapped into row->ids and the timestamps the caller set
- * are checked.
+ * filter, else the ids (as stored) are mapped into row->ids (a row with an id not in its map
+ * returns there) and the timestamps the caller set are checked.
  */
 [[gnu::always_inline]] inline StagedDecode
 FinishRow(const IdMap *maps, bool skip_deleted, bool live, const StagedFilter *filter, const int64_t *ids,
@@ -178,7 +167,7 @@ FinishRow(const IdMap *maps, bool skip_deleted, bool live, const StagedFilter *f
 	for (size_t k = 0; k < kIdKindCount; k++) {
 		row->ids[k] = maps[k].Get(ids[k]);
 		if (row->ids[k] == IdMap::kNotFound)
-			ThrowUnknownId(static_cast<IdKind>(k));
+			return StagedDecode::kNoMetadata;
 	}
 	CheckTimestamp(row->created, "created");
 	CheckTimestamp(row->last_updated, "lastupdated");
@@ -235,8 +224,8 @@ DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_delete
 	const uint8_t *bitmap = tuple.null_bitmap;
 	/*
 	 * The ids are the first attributes, the low bits of the bitmap's first byte. A NULL id cannot
-	 * be in DHIS2's table, but a table could allow one: the walk reads it as 0 (and the map then
-	 * refuses it).
+	 * be in DHIS2's table, but a table could allow one: the walk reads it as 0 (and the map has
+	 * no 0: the row is left out, as DHIS2's join leaves it out).
 	 */
 	static_assert(kIdKindCount <= 8, "the ids' bits are in the bitmap's first byte");
 	constexpr uint8_t kIdBits = (1u << kIdKindCount) - 1;
@@ -339,6 +328,7 @@ RowStager::DecodeChunk(const OutputBuffer &chunk, StagedRows &rows)
 {
 	rows.encoded.Clear();
 	rows.deferred.Clear();
+	rows.no_metadata = 0;
 	DataValueRow row;
 	for (const char *p = chunk.Data(), *end = p + chunk.Size(); p < end; p += EncodedRowSize(p)) {
 		const StagedDecode decoded = DecodeStagedTuple(layout_, maps_, skip_deleted_, p, &row, filter_);
@@ -346,6 +336,8 @@ RowStager::DecodeChunk(const OutputBuffer &chunk, StagedRows &rows)
 			rows.encoded.Add(plan_, row);
 		else if (decoded == StagedDecode::kDeferred)
 			rows.deferred.Append(p, EncodedRowSize(p));
+		else if (decoded == StagedDecode::kNoMetadata)
+			rows.no_metadata++;
 	}
 }
 

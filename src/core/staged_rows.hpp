@@ -118,10 +118,12 @@ struct StagedFilter {
 /*
  * Decode one staged tuple into row, its ids mapped through maps; texts point into the tuple.
  * kDeleted: a deleted row, with skip_deleted (nothing checked). kFiltered: an id outside its set
- * of filter (when given), so the row is not in the export (nothing else checked). kDeferred: a
- * text is compressed, so PostgreSQL must decode the tuple. Throws core::Error.
+ * of filter (when given), so the row is not in the export (nothing else checked). kNoMetadata:
+ * an id not in its map, which holds every object the export can reach, so one with no row in
+ * its table (a broken foreign key): DHIS2's query joins those tables and leaves the row out.
+ * kDeferred: a text is compressed, so PostgreSQL must decode the tuple. Throws core::Error.
  */
-enum class StagedDecode { kRow, kDeleted, kFiltered, kDeferred };
+enum class StagedDecode { kRow, kDeleted, kFiltered, kNoMetadata, kDeferred };
 StagedDecode DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_deleted, const char *record,
                                DataValueRow *row, const StagedFilter *filter = nullptr);
 
@@ -138,15 +140,15 @@ StagedTuple ReadStagedTuple(const char *record) noexcept;
 /* What the stager made of a chunk: its rows, encoded, and the records PostgreSQL must decode. */
 struct StagedRows {
 	EncodedRows encoded;
-	OutputBuffer deferred; /* staged records (ReadStagedTuple), back to back; sized like EncodedRowSize */
+	uint64_t no_metadata = 0; /* rows left out as StagedDecode::kNoMetadata */
+	OutputBuffer deferred;    /* staged records (ReadStagedTuple), back to back; sized like EncodedRowSize */
 };
 
 /*
- * The errors of a row that cannot be exported, shared with src/pg's own decoding so both say the
- * same: an id outside the resolved metadata (a bug: the scan filters on those sets), and a NULL
- * (kNullTimestamp, out of PostgreSQL's range) or infinite timestamp, which DHIS2 never stores.
+ * The error of a row that cannot be exported, shared with src/pg's own decoding so both say the
+ * same: a NULL (kNullTimestamp, out of PostgreSQL's range) or infinite timestamp, which DHIS2
+ * never stores.
  */
-[[noreturn]] void ThrowUnknownId(IdKind kind);
 inline constexpr int64_t kNullTimestamp = INT64_MIN + 1;
 void CheckTimestamp(int64_t ts, const char *column);
 

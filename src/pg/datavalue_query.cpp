@@ -76,15 +76,11 @@ ReadText(Datum datum, bool isnull, core::TextField *field, struct varlena **copy
 	field->is_null = false;
 }
 
+/* The row's id of this kind as its index in the document's map: IdMap::kNotFound if it has no metadata row. */
 uint32_t
 MapId(const ExportState *state, IdKind kind, Datum datum)
 {
-	const int64 id = DatumGetInt64(datum);
-	const uint32_t index = state->document.maps[static_cast<size_t>(kind)].Get(id);
-	/* The id is not shown, as it may belong to a row the role must not see. */
-	if (index == core::IdMap::kNotFound)
-		DVE_CORE(core::ThrowUnknownId(kind));
-	return index;
+	return state->document.maps[static_cast<size_t>(kind)].Get(DatumGetInt64(datum));
 }
 
 int64
@@ -122,13 +118,16 @@ AddRowFromDatums(ExportSession *session, const Datum *values, const bool *nulls)
 	if (state->ordering.staged_filter.Any() && !PassesStagedFilter(state, values))
 		return;
 	core::DataValueRow row;
-	row.ids[static_cast<size_t>(IdKind::kDataElement)] = MapId(state, IdKind::kDataElement, values[kColDataElement]);
-	row.ids[static_cast<size_t>(IdKind::kPeriod)] = MapId(state, IdKind::kPeriod, values[kColPeriod]);
-	row.ids[static_cast<size_t>(IdKind::kOrgUnit)] = MapId(state, IdKind::kOrgUnit, values[kColOrgUnit]);
-	row.ids[static_cast<size_t>(IdKind::kCategoryOptionCombo)] =
-	    MapId(state, IdKind::kCategoryOptionCombo, values[kColCategoryOptionCombo]);
-	row.ids[static_cast<size_t>(IdKind::kAttributeOptionCombo)] =
-	    MapId(state, IdKind::kAttributeOptionCombo, values[kColAttributeOptionCombo]);
+	static_assert(kColDataElement == 0 && kColAttributeOptionCombo == static_cast<int>(core::kIdKindCount) - 1,
+	              "the id columns come first, in IdKind order");
+	for (size_t k = 0; k < core::kIdKindCount; k++) {
+		row.ids[k] = MapId(state, static_cast<IdKind>(k), values[k]);
+		/* No metadata row (core::StagedDecode::kNoMetadata): DHIS2's join leaves the row out. */
+		if (row.ids[k] == core::IdMap::kNotFound) {
+			state->rows_without_metadata++;
+			return;
+		}
+	}
 	struct varlena *copies[3];
 	ReadText(values[kColValue], nulls[kColValue], &row.value, &copies[0]);
 	ReadText(values[kColStoredBy], nulls[kColStoredBy], &row.stored_by, &copies[1]);
@@ -269,6 +268,7 @@ AddStagedRows(ExportSession *session, const core::StagedRows *rows)
 {
 	if (rows == nullptr)
 		return;
+	session->state->rows_without_metadata += rows->no_metadata;
 	for (const char *p = rows->deferred.Data(), *end = p + rows->deferred.Size(); p < end; p += core::EncodedRowSize(p))
 		AddDeferredTuple(session, p);
 	AddEncodedToOrdering(session, rows->encoded);
@@ -904,16 +904,27 @@ StreamDataValues(ExportSession *session)
 	ExportState *state = session->state;
 	if (state->plan.request.format != core::Format::kAdx) {
 		RunDataValueQuery(session);
-		return;
+	} else {
+		state->ordering.grouping = true;
+		state->filters.all_data_elements = false;
+		const size_t data_sets = state->scratch.data_set_elements.size();
+		for (size_t i = 0; i < data_sets; i++) {
+			DVE_CORE(state->filters.data_element_ids = state->scratch.data_set_elements[i]);
+			state->ordering.data_set = static_cast<uint32_t>(i);
+			RunDataValueQuery(session);
+		}
 	}
-	state->ordering.grouping = true;
-	state->filters.all_data_elements = false;
-	const size_t data_sets = state->scratch.data_set_elements.size();
-	for (size_t i = 0; i < data_sets; i++) {
-		DVE_CORE(state->filters.data_element_ids = state->scratch.data_set_elements[i]);
-		state->ordering.data_set = static_cast<uint32_t>(i);
-		RunDataValueQuery(session);
-	}
+	/* The ids are not shown: they may belong to rows the role must not see. */
+	if (state->rows_without_metadata > 0)
+		ereport(WARNING,
+		        (errmsg_plural("%llu data value was left out: it references a data element, period, organisation "
+		                       "unit or category option combo with no row in its table",
+		                       "%llu data values were left out: each references a data element, period, "
+		                       "organisation unit or category option combo with no row in its table",
+		                       static_cast<unsigned long>(state->rows_without_metadata),
+		                       static_cast<unsigned long long>(state->rows_without_metadata)),
+		         errdetail("DHIS2's export joins those tables and leaves such values out too; its foreign keys on "
+		                   "datavalue normally prevent them.")));
 }
 
 } // namespace datavalue_export::pg

@@ -185,6 +185,8 @@ struct ExportState {
 	SinkBuffers out;
 	/* Objects rows reference whose identifier is undefined under the output scheme, per IdKind (profile). */
 	std::vector<int64_t> used_undefined[core::kIdKindCount];
+	/* Rows left out because an id has no metadata row (core::StagedDecode::kNoMetadata). */
+	uint64_t rows_without_metadata = 0;
 };
 
 /* How the document leaves the function. */

@@ -338,21 +338,23 @@ TEST(DecodeStagedTupleTest, DeletedRowsAreSkippedBeforeAnyCheck)
 	const StagedRecord record(values);
 	DataValueRow row;
 	EXPECT_EQ(DecodeStagedTuple(Dhis2Layout(), maps.maps, true, record.bytes.data(), &row), StagedDecode::kDeleted);
-	EXPECT_THROW(DecodeStagedTuple(Dhis2Layout(), maps.maps, false, record.bytes.data(), &row), Error);
+	EXPECT_EQ(DecodeStagedTuple(Dhis2Layout(), maps.maps, false, record.bytes.data(), &row), StagedDecode::kNoMetadata);
+	values[2] = Int8(102);
+	EXPECT_THROW(DecodeStagedTuple(Dhis2Layout(), maps.maps, false, StagedRecord(values).bytes.data(), &row), Error);
 }
 
-TEST(DecodeStagedTupleTest, UnknownIdAndInfiniteTimestampAreErrors)
+TEST(DecodeStagedTupleTest, IdWithoutMetadataLeavesTheRowOutAndInfiniteTimestampIsAnError)
 {
 	Maps maps;
 	std::vector<Value> values = Dhis2Values(1, std::nullopt, std::nullopt, 0, std::nullopt, false, false);
-	values[3] = Int8(5); /* a category option combo outside the maps */
 	DataValueRow row;
-	try {
-		DecodeStagedTuple(Dhis2Layout(), maps.maps, false, StagedRecord(values).bytes.data(), &row);
-		FAIL() << "no error";
-	} catch (const Error &e) {
-		EXPECT_STREQ(e.Sqlstate(), sqlstate::kInternalError);
-		EXPECT_NE(std::string(e.what()).find("category option combo outside the resolved metadata"), std::string::npos);
+	for (size_t kind = 0; kind < kIdKindCount; kind++) {
+		values = Dhis2Values(1, std::nullopt, std::nullopt, 0, std::nullopt, false, false);
+		values[kind] = Int8(5); /* an id with no metadata row: outside its map */
+		for (const TupleLayout &layout : {Dhis2Layout(), RecognisedDhis2Layout()})
+			EXPECT_EQ(DecodeStagedTuple(layout, maps.maps, false, StagedRecord(values).bytes.data(), &row),
+			          StagedDecode::kNoMetadata)
+			    << kind;
 	}
 	for (int64_t infinite : {INT64_MIN, INT64_MAX}) {
 		values = Dhis2Values(1, std::nullopt, std::nullopt, 0, std::nullopt, false, false);
@@ -390,8 +392,8 @@ TEST(DecodeStagedTupleTest, IdsOutsideTheFilterDropTheRowBeforeAnyCheck)
 		const StagedRecord outside(values);
 		EXPECT_EQ(DecodeStagedTuple(layout, maps.maps, false, outside.bytes.data(), &row, &filter),
 		          StagedDecode::kFiltered);
-		/* Without the filter the same id is an error, as it always was. */
-		EXPECT_THROW(DecodeStagedTuple(layout, maps.maps, false, outside.bytes.data(), &row), Error);
+		/* Without the filter the same id has no metadata row: left out too, nothing else checked. */
+		EXPECT_EQ(DecodeStagedTuple(layout, maps.maps, false, outside.bytes.data(), &row), StagedDecode::kNoMetadata);
 		/* A row inside every set decodes, with the same checks as before. */
 		values[2] = Int8(102);
 		EXPECT_THROW(DecodeStagedTuple(layout, maps.maps, false, StagedRecord(values).bytes.data(), &row, &filter),
@@ -461,6 +463,8 @@ Outcome(const TupleLayout &layout, const Maps &maps, bool skip_deleted, const St
 		return "deferred";
 	if (decoded == StagedDecode::kDeleted)
 		return "deleted";
+	if (decoded == StagedDecode::kNoMetadata)
+		return "no-metadata";
 	std::string out = "row";
 	for (uint32_t id : row.ids)
 		out += " " + std::to_string(id);
@@ -526,7 +530,7 @@ TEST(DecodeStagedTupleTest, Dhis2LayoutReadStraightThroughAsTheWalkReadsIt)
 		    Dhis2Values(static_cast<int64_t>(rng() % 50), text(), text(), static_cast<int64_t>(rng() % 1000000) - 500,
 		                text(), followup, chance(4));
 		if (chance(25))
-			values[rng() % 5] = Null(); /* a NULL id: walked, and an error */
+			values[rng() % 5] = Null(); /* a NULL id: walked, and left out */
 		if (chance(25))
 			values[rng() % 5] = Int8(99); /* an id outside the maps */
 		if (chance(25))
@@ -542,7 +546,7 @@ TEST(DecodeStagedTupleTest, Dhis2LayoutReadStraightThroughAsTheWalkReadsIt)
 		kinds[expected.substr(0, expected.find(' '))]++;
 	}
 	/* Every path was taken, many times. */
-	for (const char *kind : {"row", "deleted", "deferred", "error"})
+	for (const char *kind : {"row", "deleted", "no-metadata", "deferred", "error"})
 		EXPECT_GT(kinds[kind], 50) << kind;
 }
 
