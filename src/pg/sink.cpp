@@ -397,15 +397,42 @@ RemoveUnfinishedFile(void *arg)
 } // namespace
 
 /*
+ * The file a server target names, its symbolic links resolved (COPY opened it, so it exists):
+ * the temporary file goes beside the file itself and is renamed over it, where renaming over
+ * the link would replace the link and leave the file COPY truncated empty. palloc'd.
+ */
+char *
+ResolvedServerFile(const char *target)
+{
+	char *resolved = realpath(target, nullptr);
+	if (resolved == nullptr)
+		return pstrdup(target);
+	char *copy = pstrdup(resolved);
+	free(resolved);
+	return copy;
+}
+
+/* Open the target itself for writing (a device, a FIFO, or a file whose directory we cannot write). May ereport. */
+void
+OpenServerFileInPlace(ExportSession *session)
+{
+	session->sink.server_stream = AllocateFile(session->sink.server_target, PG_BINARY_W);
+	if (session->sink.server_stream == nullptr)
+		ereport(ERROR, (errcode_for_file_access(),
+		                errmsg("could not open file \"%s\" for writing: %m", session->sink.server_target)));
+}
+
+/*
  * Open the server-side target of a COPY TO 'file' or TO PROGRAM. A file is written under a
  * temporary name in the same directory and renamed over the target when the document is
- * complete, so a failed or cancelled export never leaves a file that looks complete. May ereport.
+ * complete, so a failed or cancelled export never leaves a file that looks complete; in a
+ * directory the server cannot write, the file itself is written. May ereport.
  */
 void
 OpenServerTarget(ExportSession *session, CopyTarget kind, const char *target)
 {
 	MemoryContext previous = MemoryContextSwitchTo(session->context);
-	session->sink.server_target = pstrdup(target);
+	session->sink.server_target = kind == CopyTarget::kServerFile ? ResolvedServerFile(target) : pstrdup(target);
 	if (kind == CopyTarget::kServerProgram) {
 		session->sink.server_stream = OpenPipeStream(session->sink.server_target, PG_BINARY_W);
 		if (session->sink.server_stream == nullptr)
@@ -413,10 +440,7 @@ OpenServerTarget(ExportSession *session, CopyTarget kind, const char *target)
 			                errmsg("could not execute command \"%s\": %m", session->sink.server_target)));
 	} else if (struct stat st; stat(session->sink.server_target, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/* A device or a FIFO (/dev/null, a named pipe): written directly, there is nothing to rename. */
-		session->sink.server_stream = AllocateFile(session->sink.server_target, PG_BINARY_W);
-		if (session->sink.server_stream == nullptr)
-			ereport(ERROR, (errcode_for_file_access(),
-			                errmsg("could not open file \"%s\" for writing: %m", session->sink.server_target)));
+		OpenServerFileInPlace(session);
 	} else {
 		session->sink.server_tmp_path = psprintf("%s.%d.partial", session->sink.server_target, MyProcPid);
 		MemoryContextCallback *callback = static_cast<MemoryContextCallback *>(palloc0(sizeof(MemoryContextCallback)));
@@ -426,10 +450,18 @@ OpenServerTarget(ExportSession *session, CopyTarget kind, const char *target)
 		/* The same permissions as COPY's own files: no group or other write. */
 		const mode_t old_umask = umask(S_IWGRP | S_IWOTH);
 		session->sink.server_stream = AllocateFile(session->sink.server_tmp_path, PG_BINARY_W);
+		const int open_error = errno;
 		umask(old_umask);
-		if (session->sink.server_stream == nullptr)
+		if (session->sink.server_stream == nullptr && (open_error == EACCES || open_error == EPERM)) {
+			/* COPY could open (and truncate) the file, but not create one beside it: write the file itself. */
+			pfree(session->sink.server_tmp_path);
+			session->sink.server_tmp_path = nullptr;
+			OpenServerFileInPlace(session);
+		} else if (session->sink.server_stream == nullptr) {
+			errno = open_error;
 			ereport(ERROR, (errcode_for_file_access(),
 			                errmsg("could not open file \"%s\" for writing: %m", session->sink.server_tmp_path)));
+		}
 	}
 	MemoryContextSwitchTo(previous);
 }

@@ -180,3 +180,37 @@ def test_copy_inside_a_copy_s_query_writes_its_own_target(fresh_conn, demo_reque
         cur.copy_expert("COPY (SELECT pg_temp.export_inside()) TO STDOUT", buf)
     assert buf.getvalue() == b"inner done\n"
     assert _read(path) == want
+
+
+def test_a_symbolic_link_is_written_through(fresh_conn, demo_request, target_dir):
+    """COPY writes through a link to the file; so does the export: its temporary file goes beside
+    the file itself and replaces it, and the link stays a link."""
+    want = dve.copy_bytes(fresh_conn, "json", **demo_request)
+    real_dir = os.path.join(target_dir, "real")
+    os.mkdir(real_dir)
+    os.chown(real_dir, pwd.getpwnam("postgres").pw_uid, pwd.getpwnam("postgres").pw_gid)
+    real = os.path.join(real_dir, "export.json")
+    link = os.path.join(target_dir, "link.json")
+    os.symlink(real, link)
+    _copy_to(fresh_conn, dve.sql_literal(link), **demo_request)
+    assert os.path.islink(link) and os.readlink(link) == real
+    assert _read(real) == want
+    assert sorted(os.listdir(real_dir)) == ["export.json"]
+
+
+def test_a_writable_file_in_a_directory_the_server_cannot_write(fresh_conn, demo_request):
+    """COPY can write the file, but no temporary file can be created beside it: the export writes
+    the file itself instead of failing after COPY truncated it."""
+    want = dve.copy_bytes(fresh_conn, "csv", **demo_request)
+    locked = tempfile.mkdtemp(prefix="dve_it_locked_")  # root's, mode 0700: postgres may not create files
+    os.chmod(locked, 0o711)
+    try:
+        path = os.path.join(locked, "export.csv")
+        with open(path, "wb") as f:
+            f.write(b"previous content")
+        os.chown(path, pwd.getpwnam("postgres").pw_uid, pwd.getpwnam("postgres").pw_gid)
+        _copy_to(fresh_conn, dve.sql_literal(path), "csv", **demo_request)
+        assert _read(path) == want
+        assert os.listdir(locked) == ["export.csv"]
+    finally:
+        shutil.rmtree(locked, ignore_errors=True)
