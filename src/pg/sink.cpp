@@ -41,6 +41,8 @@ struct RunningCopy {
 	 * reads nothing, and the export runs cmd itself (see CopyTagHook). NULL otherwise.
 	 */
 	const char *program;
+	/* The export function the COPY's query is a bare call of, resolved as the parser does; else InvalidOid. */
+	Oid export_oid;
 	/* Values the export in this COPY wrote; -1 when none ran. */
 	int64 exported_rows;
 	RunningCopy *outer;
@@ -58,29 +60,6 @@ ActiveCopyStatement()
 	if (planned->commandType != CMD_UTILITY || planned->utilityStmt == nullptr || !IsA(planned->utilityStmt, CopyStmt))
 		return nullptr;
 	return castNode(CopyStmt, planned->utilityStmt);
-}
-
-/*
- * The call is to this very function: a plain call whose name, as the parser would resolve it
- * (schema qualification and search_path), names only this function. A same-named wrapper in
- * another schema that calls the export inside a COPY therefore does not hand it the stream.
- */
-bool
-IsCallOf(Node *node, Oid fn_oid, const char *function_name)
-{
-	if (node == nullptr || !IsA(node, FuncCall))
-		return false;
-	FuncCall *call = castNode(FuncCall, node);
-	if (call->agg_order != NIL || call->agg_filter != nullptr || call->over != nullptr || call->agg_star ||
-	    call->agg_distinct || call->func_variadic || strcmp(strVal(llast(call->funcname)), function_name) != 0)
-		return false;
-	FuncCandidateList candidates = FuncnameGetCandidates(call->funcname, -1, NIL, false, false, false, true);
-	if (candidates == nullptr)
-		return false;
-	for (FuncCandidateList c = candidates; c != nullptr; c = c->next)
-		if (c->oid != fn_oid)
-			return false;
-	return true;
 }
 
 /*
@@ -129,37 +108,55 @@ DirectCall(Node *query)
 	return func;
 }
 
+/* Whether a function is one of this extension's exports: a C function of this library with an export's symbol. */
 bool
-IsDirectExportQuery(Node *query, Oid fn_oid, const char *function_name)
+IsExportFunction(Oid fn_oid)
 {
-	return IsCallOf(reinterpret_cast<Node *>(DirectCall(query)), fn_oid, function_name);
+	static const char *const kExportSymbols[] = {"datavalue_export_json", "datavalue_export_csv",
+	                                             "datavalue_export_xml", "datavalue_export_adx",
+	                                             "datavalue_export_query"};
+	HeapTuple tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn_oid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	bool ours = false;
+	bool isnull;
+	const Datum src = SysCacheGetAttr(PROCOID, tuple, Anum_pg_proc_prosrc, &isnull);
+	if (!isnull && reinterpret_cast<Form_pg_proc>(GETSTRUCT(tuple))->prolang == ClanguageId) {
+		const char *symbol = TextDatumGetCString(src);
+		for (const char *export_symbol : kExportSymbols)
+			ours = ours || strcmp(symbol, export_symbol) == 0;
+	}
+	ReleaseSysCache(tuple);
+	return ours;
 }
 
 /*
- * True when every function the call's name can resolve to is one of this extension's export
- * functions (a C function of this library whose symbol starts with datavalue_export_).
+ * The export function a call resolves to, as the parser resolves it under the current
+ * search_path: every function of its name that takes its argument count and named arguments
+ * (another function of the same name with other parameters does not count); InvalidOid when
+ * that is not exactly one of this extension's exports. May ereport.
  */
-bool
-IsExportFunctionCall(FuncCall *call)
+Oid
+ResolveExportCall(FuncCall *call)
 {
-	if (call == nullptr)
-		return false;
-	FuncCandidateList candidates = FuncnameGetCandidates(call->funcname, -1, NIL, false, false, false, true);
-	if (candidates == nullptr)
-		return false;
-	for (FuncCandidateList c = candidates; c != nullptr; c = c->next) {
-		HeapTuple tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(c->oid));
-		if (!HeapTupleIsValid(tuple))
-			return false;
-		bool isnull;
-		const Datum src = SysCacheGetAttr(PROCOID, tuple, Anum_pg_proc_prosrc, &isnull);
-		const bool ours = !isnull && reinterpret_cast<Form_pg_proc>(GETSTRUCT(tuple))->prolang == ClanguageId &&
-		                  strncmp(TextDatumGetCString(src), "datavalue_export_", 17) == 0;
-		ReleaseSysCache(tuple);
-		if (!ours)
-			return false;
+	if (call == nullptr || call->agg_order != NIL || call->agg_filter != nullptr || call->over != nullptr ||
+	    call->agg_star || call->agg_distinct || call->func_variadic)
+		return InvalidOid;
+	List *argnames = NIL;
+	ListCell *lc;
+	foreach (lc, call->args) {
+		Node *arg = static_cast<Node *>(lfirst(lc));
+		if (IsA(arg, NamedArgExpr))
+			argnames = lappend(argnames, castNode(NamedArgExpr, arg)->name); /* C strings, as the parser passes them */
 	}
-	return true;
+	FuncCandidateList candidates =
+	    FuncnameGetCandidates(call->funcname, list_length(call->args), argnames, false, true, false, true);
+	if (candidates == nullptr)
+		return InvalidOid;
+	for (FuncCandidateList c = candidates->next; c != nullptr; c = c->next)
+		if (c->oid != candidates->oid)
+			return InvalidOid;
+	return IsExportFunction(candidates->oid) ? candidates->oid : InvalidOid;
 }
 
 /*
@@ -212,7 +209,10 @@ RejectUnsupportedCopyOptions(List *options)
 			ereport(ERROR,
 			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("an export cannot be copied in binary format"),
 			         errhint("Leave out FORMAT binary: the export writes its own JSON or CSV bytes.")));
-		else if (strcmp(option->defname, "header") == 0 && defGetBoolean(option))
+		else if (strcmp(option->defname, "header") == 0 &&
+		         !(option->arg != nullptr && IsA(option->arg, String) &&
+		           pg_strcasecmp(strVal(option->arg), "match") == 0) &&
+		         defGetBoolean(option))
 			ereport(ERROR,
 			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("an export cannot be copied with a HEADER line"),
 			         errhint("Leave out HEADER: CSV exports carry DHIS2's header line themselves.")));
@@ -256,7 +256,7 @@ CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, P
 		return;
 	}
 	CopyStmt *copy = castNode(CopyStmt, pstmt->utilityStmt);
-	RunningCopy entry = {copy, query_string, nullptr, -1, running_copy};
+	RunningCopy entry = {copy, query_string, nullptr, InvalidOid, -1, running_copy};
 	/*
 	 * COPY TO PROGRAM starts the program before the query runs, and the export could not reach
 	 * its pipe: run the COPY with a program that reads nothing instead (the same privilege,
@@ -264,7 +264,9 @@ CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, P
 	 * user's program and write to it.
 	 */
 	PlannedStmt *run = pstmt;
-	const bool exports = !copy->is_from && IsExportFunctionCall(DirectCall(copy->query));
+	/* Resolved here, under the statement's search_path (the function may run under its own). */
+	entry.export_oid = copy->is_from ? InvalidOid : ResolveExportCall(DirectCall(copy->query));
+	const bool exports = OidIsValid(entry.export_oid);
 	if (exports)
 		RejectUnsupportedCopyOptions(copy->options);
 	if (exports && copy->is_program && copy->filename != nullptr) {
@@ -308,7 +310,7 @@ RefuseUnseenCopy(EState *estate)
 	if (list_length(parsed) != 1 || !IsA(linitial_node(RawStmt, parsed)->stmt, CopyStmt))
 		return;
 	CopyStmt *copy = castNode(CopyStmt, linitial_node(RawStmt, parsed)->stmt);
-	if (!copy->is_from && IsExportFunctionCall(DirectCall(copy->query)))
+	if (!copy->is_from && OidIsValid(ResolveExportCall(DirectCall(copy->query))))
 		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 		                errmsg("COPY of an export run from a function needs the datavalue_export library loaded "
 		                       "before the statement starts"),
@@ -332,23 +334,23 @@ DetectCopyTarget(FunctionCallInfo fcinfo, int *target_encoding, const char **tar
 	EState *estate = CallerEState(fcinfo);
 	CopyStmt *copy;
 	const char *program = nullptr;
+	Oid export_oid;
 	if (running_copy != nullptr) {
 		/* The innermost COPY running, if this call is in its query (at any depth of functions). */
 		if (estate == nullptr || estate->es_sourceText != running_copy->query_string)
 			return CopyTarget::kNone;
 		copy = running_copy->stmt;
 		program = running_copy->program;
+		export_oid = running_copy->export_oid;
 	} else {
 		/* The library was loaded during this statement: only a COPY of the portal can be seen. */
 		copy = ActiveCopyStatement();
 		if (copy == nullptr)
 			RefuseUnseenCopy(estate);
+		export_oid = copy == nullptr || copy->is_from ? InvalidOid : ResolveExportCall(DirectCall(copy->query));
 	}
-	if (copy == nullptr || copy->is_from)
-		return CopyTarget::kNone;
-	const char *function_name = get_func_name(fn_oid);
-	if (function_name == nullptr || !IsDirectExportQuery(copy->query, fn_oid, function_name) ||
-	    !IsTopLevelInvocation(fcinfo))
+	/* The COPY's query is a bare call of this function, and this is that call (not one in its arguments). */
+	if (copy == nullptr || copy->is_from || export_oid != fn_oid || !IsTopLevelInvocation(fcinfo))
 		return CopyTarget::kNone;
 	CopyTarget kind = CopyTarget::kClient;
 	if (copy->is_program) {
@@ -423,6 +425,70 @@ OpenServerFileInPlace(ExportSession *session)
 }
 
 /*
+ * A new temporary file for the document, created exclusively (a file or link already at that
+ * name is not followed) with the target's permissions. NULL with errno set if it cannot be.
+ */
+FILE *
+CreateTemporaryBeside(const char *path, mode_t mode)
+{
+	const mode_t old_umask = umask(S_IRWXG | S_IRWXO);
+	FILE *stream = AllocateFile(path, "wx");
+	const int error = errno;
+	umask(old_umask);
+	if (stream != nullptr && fchmod(fileno(stream), mode & 07777) != 0) {
+		const int chmod_error = errno;
+		FreeFile(stream);
+		(void)unlink(path);
+		errno = chmod_error;
+		return nullptr;
+	}
+	errno = error;
+	return stream;
+}
+
+/*
+ * A server file: written under a temporary name beside it and renamed over it when complete,
+ * when renaming leaves the file as it was (a regular file of the server's own, with one link);
+ * else written in place, as COPY writes it: a device or FIFO, a file of another owner (a rename
+ * would change its owner, and in a sticky directory is refused), a file with hard links (they
+ * would keep the old, empty file), or a directory the server cannot create files in. May ereport.
+ */
+void
+OpenServerFile(ExportSession *session)
+{
+	struct stat st;
+	if (stat(session->sink.server_target, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_nlink != 1) {
+		OpenServerFileInPlace(session);
+		return;
+	}
+	session->sink.server_tmp_path = psprintf("%s.%d.partial", session->sink.server_target, MyProcPid);
+	MemoryContextCallback *callback = static_cast<MemoryContextCallback *>(palloc0(sizeof(MemoryContextCallback)));
+	callback->func = RemoveUnfinishedFile;
+	callback->arg = session;
+	MemoryContextRegisterResetCallback(session->context, callback);
+	session->sink.server_stream = CreateTemporaryBeside(session->sink.server_tmp_path, st.st_mode);
+	if (session->sink.server_stream == nullptr && errno == EEXIST) {
+		/* Left by a crashed backend of the same pid, or planted: unlinking a link leaves what it points to. */
+		(void)unlink(session->sink.server_tmp_path);
+		session->sink.server_stream = CreateTemporaryBeside(session->sink.server_tmp_path, st.st_mode);
+	}
+	if (session->sink.server_stream != nullptr)
+		return;
+	const int error = errno;
+	if (error == EACCES || error == EPERM || error == ENAMETOOLONG) {
+		/* COPY could open (and truncate) the file, but no file can be made beside it: write the file itself. */
+		pfree(session->sink.server_tmp_path);
+		session->sink.server_tmp_path = nullptr;
+		OpenServerFileInPlace(session);
+		return;
+	}
+	errno = error;
+	ereport(ERROR, (errcode_for_file_access(),
+	                errmsg("could not open file \"%s\" for writing: %m", session->sink.server_tmp_path)));
+}
+
+/*
  * Open the server-side target of a COPY TO 'file' or TO PROGRAM. A file is written under a
  * temporary name in the same directory and renamed over the target when the document is
  * complete, so a failed or cancelled export never leaves a file that looks complete; in a
@@ -438,30 +504,8 @@ OpenServerTarget(ExportSession *session, CopyTarget kind, const char *target)
 		if (session->sink.server_stream == nullptr)
 			ereport(ERROR, (errcode_for_file_access(),
 			                errmsg("could not execute command \"%s\": %m", session->sink.server_target)));
-	} else if (struct stat st; stat(session->sink.server_target, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* A device or a FIFO (/dev/null, a named pipe): written directly, there is nothing to rename. */
-		OpenServerFileInPlace(session);
 	} else {
-		session->sink.server_tmp_path = psprintf("%s.%d.partial", session->sink.server_target, MyProcPid);
-		MemoryContextCallback *callback = static_cast<MemoryContextCallback *>(palloc0(sizeof(MemoryContextCallback)));
-		callback->func = RemoveUnfinishedFile;
-		callback->arg = session;
-		MemoryContextRegisterResetCallback(session->context, callback);
-		/* The same permissions as COPY's own files: no group or other write. */
-		const mode_t old_umask = umask(S_IWGRP | S_IWOTH);
-		session->sink.server_stream = AllocateFile(session->sink.server_tmp_path, PG_BINARY_W);
-		const int open_error = errno;
-		umask(old_umask);
-		if (session->sink.server_stream == nullptr && (open_error == EACCES || open_error == EPERM)) {
-			/* COPY could open (and truncate) the file, but not create one beside it: write the file itself. */
-			pfree(session->sink.server_tmp_path);
-			session->sink.server_tmp_path = nullptr;
-			OpenServerFileInPlace(session);
-		} else if (session->sink.server_stream == nullptr) {
-			errno = open_error;
-			ereport(ERROR, (errcode_for_file_access(),
-			                errmsg("could not open file \"%s\" for writing: %m", session->sink.server_tmp_path)));
-		}
+		OpenServerFile(session);
 	}
 	MemoryContextSwitchTo(previous);
 }
@@ -488,8 +532,12 @@ WriteServerTarget(ExportSession *session, const char *data, size_t size)
 	if (size == 0 || fwrite(data, 1, size, session->sink.server_stream) == size)
 		return;
 	if (session->sink.kind == SinkKind::kServerProgram) {
-		/* A program that stopped reading: its exit status says more than "Broken pipe" (as COPY does). */
+		/*
+		 * A program that stopped reading: its exit status says more than "Broken pipe" (as COPY
+		 * does), unless a cancel, which the program's process group got too, ended it.
+		 */
 		if (errno == EPIPE) {
+			CHECK_FOR_INTERRUPTS();
 			CloseProgram(session);
 			errno = EPIPE;
 		}
@@ -503,6 +551,7 @@ void
 FinishServerTarget(ExportSession *session)
 {
 	if (session->sink.kind == SinkKind::kServerProgram) {
+		CHECK_FOR_INTERRUPTS();
 		CloseProgram(session);
 		return;
 	}
@@ -520,6 +569,8 @@ FinishServerTarget(ExportSession *session)
 	if (FreeFile(stream) != 0)
 		ereport(ERROR,
 		        (errcode_for_file_access(), errmsg("could not close file \"%s\": %m", session->sink.server_tmp_path)));
+	/* A cancel that came while the file was written and synced ends the export before the file replaces the target. */
+	CHECK_FOR_INTERRUPTS();
 	(void)durable_rename(session->sink.server_tmp_path, session->sink.server_target, ERROR);
 	session->sink.server_done = true;
 }

@@ -12,6 +12,8 @@ import os
 import pwd
 import shutil
 import tempfile
+import threading
+import time
 
 import psycopg2
 import pytest
@@ -214,3 +216,136 @@ def test_a_writable_file_in_a_directory_the_server_cannot_write(fresh_conn, demo
         assert os.listdir(locked) == ["export.csv"]
     finally:
         shutil.rmtree(locked, ignore_errors=True)
+
+
+def _postgres_owns(path):
+    pw = pwd.getpwnam("postgres")
+    os.chown(path, pw.pw_uid, pw.pw_gid)
+
+
+def _backend_pid(conn):
+    with conn.cursor() as cur:
+        cur.execute("SELECT pg_backend_pid()")
+        return cur.fetchone()[0]
+
+
+def test_a_link_planted_at_the_temporary_name_is_not_followed(fresh_conn, demo_request, target_dir):
+    """<file>.<pid>.partial is predictable: a link someone put there must not be written through."""
+    want = dve.copy_bytes(fresh_conn, "json", **demo_request)
+    victim = os.path.join(target_dir, "victim.conf")
+    with open(victim, "wb") as f:
+        f.write(b"keep me")
+    _postgres_owns(victim)
+    path = os.path.join(target_dir, "out.json")
+    os.symlink(victim, "%s.%d.partial" % (path, _backend_pid(fresh_conn)))
+    _copy_to(fresh_conn, dve.sql_literal(path), **demo_request)
+    assert _read(victim) == b"keep me"
+    assert not os.path.islink(path) and _read(path) == want
+    assert sorted(os.listdir(target_dir)) == ["out.json", "victim.conf"]
+
+
+def test_the_file_keeps_its_mode_owner_and_links(fresh_conn, demo_request, target_dir):
+    """Native COPY writes into the existing file; an export that replaces it must not change what
+    the file was: its permissions (0600 must not become world-readable), its owner (another
+    owner's file is written in place, as in a sticky directory such as /tmp, where renaming over
+    it is refused) and its hard links (written in place too)."""
+    want = dve.copy_bytes(fresh_conn, "csv", **demo_request)
+    private = os.path.join(target_dir, "private.csv")
+    open(private, "wb").close()
+    _postgres_owns(private)
+    os.chmod(private, 0o600)
+    _copy_to(fresh_conn, dve.sql_literal(private), "csv", **demo_request)
+    assert _read(private) == want
+    assert os.stat(private).st_mode & 0o777 == 0o600
+
+    sticky = os.path.join(target_dir, "sticky")
+    os.mkdir(sticky)
+    os.chmod(sticky, 0o1777)
+    roots = os.path.join(sticky, "roots.csv")
+    open(roots, "wb").close()
+    os.chmod(roots, 0o666)  # root's file, writable by the server
+    _copy_to(fresh_conn, dve.sql_literal(roots), "csv", **demo_request)
+    assert _read(roots) == want
+    assert os.stat(roots).st_uid == 0
+    assert os.listdir(sticky) == ["roots.csv"]
+
+    linked = os.path.join(target_dir, "linked.csv")
+    other_name = os.path.join(target_dir, "other-name.csv")
+    open(linked, "wb").close()
+    _postgres_owns(linked)
+    os.link(linked, other_name)
+    _copy_to(fresh_conn, dve.sql_literal(linked), "csv", **demo_request)
+    assert _read(linked) == want and _read(other_name) == want
+    assert os.stat(linked).st_ino == os.stat(other_name).st_ino
+
+
+def test_other_functions_of_the_same_name_do_not_hide_the_export(fresh_conn, demo_request, target_dir):
+    """The COPY's call is resolved as the parser resolves it: a function of the same name with
+    other parameters elsewhere on the search_path, or one on the export's own search_path that
+    only the function's SET search_path sees, must not turn the document into COPY-escaped rows."""
+    want = dve.copy_bytes(fresh_conn, "json", **demo_request)
+    path = os.path.join(target_dir, "resolved.json")
+    with dve.rolled_back(fresh_conn) as conn, conn.cursor() as cur:
+        cur.execute("CREATE SCHEMA dve_it_other")
+        cur.execute("CREATE FUNCTION dve_it_other.export_datavalues_json(x integer) RETURNS SETOF text "
+                    "LANGUAGE sql AS 'SELECT 1::text'")
+        cur.execute("SET LOCAL search_path = public, dve_it_other")
+        cur.execute("COPY (SELECT %s) TO %s" % (dve.call("json", **demo_request), dve.sql_literal(path)))
+        assert _read(path) == want
+        # An overload taking the same named arguments, seen only under the function's own search_path.
+        cur.execute("CREATE FUNCTION dve_it_other.export_datavalues_json(data_set text[], start_date date, "
+                    "end_date date, org_unit text[], children boolean) RETURNS SETOF text "
+                    "LANGUAGE sql AS 'SELECT 1::text'")
+        cur.execute("SET LOCAL search_path = public")
+        cur.execute("SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                    "WHERE proname = 'export_datavalues_json' AND nspname = 'public'")
+        cur.execute("ALTER FUNCTION %s SET search_path = public, dve_it_other" % cur.fetchone()[0])
+        os.unlink(path)
+        cur.execute("COPY (SELECT %s) TO %s" % (dve.call("json", **demo_request), dve.sql_literal(path)))
+        assert _read(path) == want
+
+
+def test_copy_of_another_function_of_the_library_runs_its_program(fresh_conn, target_dir):
+    path = os.path.join(target_dir, "version.txt")
+    with fresh_conn.cursor() as cur:
+        cur.execute("COPY (SELECT datavalue_export_version()) TO PROGRAM %s" % dve.sql_literal("cat > " + path))
+        cur.execute("SELECT datavalue_export_version()")
+        version = cur.fetchone()[0]
+    assert _read(path) == version.encode() + b"\n"
+
+
+def test_header_match_gets_copy_s_own_error(fresh_conn, demo_request):
+    with pytest.raises(psycopg2.Error) as err:
+        dve.copy_bytes(fresh_conn, "csv", copy_options=" (FORMAT csv, HEADER match)", **demo_request)
+    assert 'cannot use "match" with HEADER in COPY TO' in err.value.pgerror
+
+
+def test_cancel_while_writing_to_a_program_is_a_cancel(fresh_conn, conn243, demo_request):
+    """The cancel signal reaches the program's process group too, so the program dies with it:
+    the client must see the cancel (57014), not a program failure. The program never reads, so
+    the export is held in a write to the full pipe (the kernel's wait channel says so) when the
+    cancel is sent, however fast the machine."""
+    pid = _backend_pid(fresh_conn)
+    result = {}
+
+    def run():
+        try:
+            _copy_to(fresh_conn, "PROGRAM 'sleep 60'", **dict(demo_request, start_date=dve.ALL_START,
+                                                              end_date=dve.ALL_END))
+            result["error"] = None
+        except psycopg2.Error as e:
+            result["error"] = e
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    blocked = False
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not blocked:
+        with open("/proc/%d/wchan" % pid) as f:
+            blocked = f.read().strip().endswith("pipe_write")  # anon_pipe_write on newer kernels
+        time.sleep(0.01)
+    with conn243.cursor() as cur:
+        cur.execute("SELECT pg_cancel_backend(%s)", (pid,))
+    worker.join(60)
+    assert blocked, "the export was never held in a write to the program's pipe"
+    assert result["error"] is not None and result["error"].pgcode == "57014", result.get("error")
