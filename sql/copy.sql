@@ -27,6 +27,9 @@ COPY (SELECT export_datavalues_csv(data_set => '{pBOMPrpg1QX}', period => '{2024
 -- gzip needs COPY; a plain SELECT is refused before anything is read.
 SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
                               compression => 'gzip');
+-- So is a COPY whose query is more than the bare call; its DETAIL says so.
+COPY (SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
+                                    compression => 'gzip') FROM generate_series(1, 2)) TO '/dev/null';
 
 -- Server-side targets (superuser here; test/integration/test_server_targets.py covers the
 -- privileges): a device is written directly, the command tag counts the values.

@@ -867,7 +867,8 @@ void
 RunDataValueQuery(ExportSession *session)
 {
 	ExportState *state = session->state;
-	if (NothingCanMatch(state))
+	/* "limit" => 0: an empty page, without reading (and sorting) every row for it. */
+	if (NothingCanMatch(state) || (state->plan.request.limit && *state->plan.request.limit == 0))
 		return;
 	/* Ordered exports sort in C++ (ordering.cpp): the queries never sort and never join. */
 	if (state->plan.unordered) {

@@ -19,6 +19,8 @@
 #include "pg/export_session.hpp"
 #include "pg/boundary.hpp"
 
+#include <malloc.h> /* malloc_trim */
+
 extern "C" {
 DATAVALUE_EXPORT_MODULE_MAGIC;
 void _PG_init(void);
@@ -58,6 +60,14 @@ DeleteExportState(void *arg)
 	/* Runs at normal end and on abort; destructors here never call PostgreSQL. */
 	delete session->state;
 	session->state = nullptr;
+#ifdef __GLIBC__
+	/*
+	 * glibc keeps what the export freed (its threads' arenas, the runs' buffers) for reuse: a
+	 * pooled backend held 200-400 MB after a few ordered or gzip exports of 1M values. Give it
+	 * back, so the backend returns to its size between exports.
+	 */
+	malloc_trim(0);
+#endif
 }
 
 /*

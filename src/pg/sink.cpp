@@ -738,7 +738,11 @@ OpenSink(FunctionCallInfo fcinfo, ExportSession *session)
 		if (plan.gzip || plan.zip)
 			ereport(ERROR,
 			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("compressed exports can only be written by COPY"),
-			         errdetail("A plain SELECT returns text rows, which cannot carry compressed bytes."),
+			         running_copy != nullptr || ActiveCopyStatement() != nullptr
+			             ? errdetail("The export writes its bytes only when the COPY's query is the bare call "
+			                         "SELECT export_...(...); any other query gets text rows, which cannot carry "
+			                         "compressed bytes.")
+			             : errdetail("A plain SELECT returns text rows, which cannot carry compressed bytes."),
 			         errhint("Run it as COPY (SELECT export_datavalues_json(..., compression => 'gzip')) TO "
 			                 "STDOUT, or psql's \\copy.")));
 	}
