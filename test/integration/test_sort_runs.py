@@ -374,3 +374,19 @@ def test_spilled_runs_go_to_temp_tablespaces_set_outside_a_transaction(fresh_con
             cur.execute("RESET temp_tablespaces")
             cur.execute("DROP TABLESPACE dve_it_temp")
         shutil.rmtree(location, ignore_errors=True)
+
+
+def test_an_empty_page_reads_and_sorts_nothing(fresh_conn, demo_request):
+    """"limit" => 0 is an empty page: no ordered scan runs for it (its DEBUG1 phase message says
+    when one does), while a page of one row runs one."""
+    with fresh_conn.cursor() as cur:
+        cur.execute("SET client_min_messages = debug1")
+    phases = {}
+    for limit in (0, 1):
+        del fresh_conn.notices[:]
+        doc = dve.copy_bytes(fresh_conn, "json", limit=limit, **demo_request)
+        with fresh_conn.cursor() as cur:
+            cur.execute("SELECT 1")  # psycopg2 collects a COPY's notices at the next statement
+        phases[limit] = sum("ordered export: rows read and sorted" in n for n in fresh_conn.notices)
+        assert doc.endswith(b"[]}") == (limit == 0)
+    assert phases == {0: 0, 1: 1}
