@@ -22,6 +22,10 @@ SELECT try($$export_datavalues_json(period => '{202401}')$$);
 -- E2003: periods together with start/end.
 SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', start_date => '2024-01-01',
                               end_date => '2024-12-31', org_unit => '{DiszpKrYNg8}')$$);
+-- A single date is ignored, with periods too: E2003 needs both dates (2.43 hasStartEndDate).
+SELECT jsonb_array_length(export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}',
+                              start_date => '2024-01-01', org_unit => '{DiszpKrYNg8}')::jsonb -> 'dataValues') > 0;
+SELECT try($$export_datavalues('dataSet=pBOMPrpg1QX&period=202401&endDate=2024-12-31&orgUnit=DiszpKrYNg8')$$);
 -- E2004: start after end (equal dates are fine).
 SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', start_date => '2024-02-01', end_date => '2024-01-31',
                               org_unit => '{DiszpKrYNg8}')$$);
@@ -89,3 +93,18 @@ SELECT try($$export_datavalues_csv(data_set => '{pBOMPrpg1QX}', start_date => '2
                              org_unit => '{DiszpKrYNg8}')$$);
 SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
                               last_updated => 'infinity')$$);
+
+-- inputUseCodeFallback reads a non-UID as a code only where no input scheme was given (2.43
+-- decodeParams): with inputIdScheme=UID, or the kind's own UID scheme, the value must be a UID.
+SELECT try($$export_datavalues('dataSet=DS_ANC&period=202401&orgUnit=DiszpKrYNg8&inputUseCodeFallback=true')$$);
+SELECT try($$export_datavalues('dataSet=DS_ANC&period=202401&orgUnit=DiszpKrYNg8&inputUseCodeFallback=true&inputIdScheme=UID')$$);
+SELECT try($$export_datavalues('dataSet=DS_ANC&period=202401&orgUnit=DiszpKrYNg8&inputUseCodeFallback=true&inputDataSetIdScheme=uid')$$);
+-- Another kind's scheme leaves the data set's fallback alone.
+SELECT try($$export_datavalues('dataSet=DS_ANC&period=202401&orgUnit=DiszpKrYNg8&inputUseCodeFallback=true&inputOrgUnitIdScheme=UID')$$);
+-- E2040: attributeCombo without attributeOptions (2.42's error; 2.43 ignores the combo).
+SELECT try($$export_datavalues('dataSet=pBOMPrpg1QX&period=202401&orgUnit=DiszpKrYNg8&attributeCombo=FundCombo01')$$);
+-- attributeOptionCombo names the combos itself: attributeCombo + attributeOptions are then not used.
+SELECT count(*) FILTER (WHERE v ->> 'attributeOptionCombo' IS NULL) AS rows_without_aoc,
+       (SELECT d::jsonb ->> 'attributeOptionCombo' FROM export_datavalues('dataSet=pBOMPrpg1QX&startDate=2000-01-01&endDate=2030-12-31&orgUnit=ImspTQPwCqd&children=true&attributeOptionCombo=HllvX50cXC0&attributeCombo=FundCombo01&attributeOptions=DonorBopt01') d) AS header_aoc
+FROM export_datavalues('dataSet=pBOMPrpg1QX&startDate=2000-01-01&endDate=2030-12-31&orgUnit=ImspTQPwCqd&children=true&attributeOptionCombo=HllvX50cXC0&attributeCombo=FundCombo01&attributeOptions=DonorBopt01') d,
+     jsonb_array_elements(d::jsonb -> 'dataValues') v;

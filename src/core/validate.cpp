@@ -38,7 +38,7 @@ Trim(std::string_view s)
 void
 CheckUids(const std::vector<std::string> &values, const IdScheme &scheme, const char *sql_name, const char *query_name)
 {
-	if (!scheme.IsUid())
+	if (!scheme.IsUid() || scheme.code_fallback)
 		return;
 	for (const std::string &v : values)
 		if (!IsValidUid(v))
@@ -296,6 +296,15 @@ ValidateRequest(ExportRequest request)
 	    ChooseScheme(request.input_data_element_group_id_scheme, input_scheme, false);
 	plan.input_org_unit_scheme = ChooseScheme(request.input_org_unit_id_scheme, input_scheme, false);
 	plan.input_other_scheme = input_scheme;
+	if (request.input_use_code_fallback) {
+		/* Only where no input scheme was given, the kind's own or inputIdScheme (2.43 decodeParams). */
+		const bool any = request.input_id_scheme.has_value();
+		plan.input_data_element_scheme.code_fallback = !any && !request.input_data_element_id_scheme;
+		plan.input_data_set_scheme.code_fallback = !any && !request.input_data_set_id_scheme;
+		plan.input_data_element_group_scheme.code_fallback = !any && !request.input_data_element_group_id_scheme;
+		plan.input_org_unit_scheme.code_fallback = !any && !request.input_org_unit_id_scheme;
+		plan.input_other_scheme.code_fallback = !any;
+	}
 	ParseOrder(request, plan);
 	if (adx) {
 		/* Groups: per data set, by period, org unit path and AOC uid (DHIS2 2.43's ORDER BY). */
@@ -304,24 +313,21 @@ ValidateRequest(ExportRequest request)
 	}
 
 	/*
-	 * 2. Decoding, in DHIS2's order. With inputUseCodeFallback, values that are not UIDs are
-	 * looked up as codes, so the UID format check is skipped for them.
+	 * 2. Decoding, in DHIS2's order. Under a scheme with code_fallback, values that are not UIDs
+	 * are looked up as codes, so the UID format check is skipped for them.
 	 */
-	if (!request.input_use_code_fallback) {
-		CheckUids(request.data_set, plan.input_data_set_scheme, "data_set", "dataSet");
-		CheckUids(request.data_element_group, plan.input_data_element_group_scheme, "data_element_group",
-		          "dataElementGroup");
-		CheckUids(request.data_element, plan.input_data_element_scheme, "data_element", "dataElement");
-		CheckUids(request.org_unit, plan.input_org_unit_scheme, "org_unit", "orgUnit");
-		CheckUids(request.org_unit_group, plan.input_other_scheme, "org_unit_group", "orgUnitGroup");
-		CheckUids(request.category_option_combo, plan.input_other_scheme, "category_option_combo",
-		          "categoryOptionCombo");
-		CheckUids(request.attribute_option_combo, plan.input_other_scheme, "attribute_option_combo",
-		          "attributeOptionCombo");
-		CheckUids(request.attribute_options, plan.input_other_scheme, "attribute_options", "attributeOptions");
-		if (request.attribute_combo)
-			CheckUids({*request.attribute_combo}, plan.input_other_scheme, "attribute_combo", "attributeCombo");
-	}
+	CheckUids(request.data_set, plan.input_data_set_scheme, "data_set", "dataSet");
+	CheckUids(request.data_element_group, plan.input_data_element_group_scheme, "data_element_group",
+	          "dataElementGroup");
+	CheckUids(request.data_element, plan.input_data_element_scheme, "data_element", "dataElement");
+	CheckUids(request.org_unit, plan.input_org_unit_scheme, "org_unit", "orgUnit");
+	CheckUids(request.org_unit_group, plan.input_other_scheme, "org_unit_group", "orgUnitGroup");
+	CheckUids(request.category_option_combo, plan.input_other_scheme, "category_option_combo", "categoryOptionCombo");
+	CheckUids(request.attribute_option_combo, plan.input_other_scheme, "attribute_option_combo",
+	          "attributeOptionCombo");
+	CheckUids(request.attribute_options, plan.input_other_scheme, "attribute_options", "attributeOptions");
+	if (request.attribute_combo)
+		CheckUids({*request.attribute_combo}, plan.input_other_scheme, "attribute_combo", "attributeCombo");
 	for (const std::string &text : request.period) {
 		const std::optional<Period> period = ParseIsoPeriod(Trim(text));
 		if (!period)
@@ -346,7 +352,8 @@ ValidateRequest(ExportRequest request)
 		throw Error(
 		    sqlstate::kInvalidParameterValue,
 		    Dhis2Message("E2006", "At least one organisation unit or organisation unit group must be specified"));
-	if (!request.period.empty() && (request.start_date || request.end_date))
+	/* Periods with both dates; one date alone is ignored, with periods or without (2.43 validateFilters). */
+	if (!request.period.empty() && has_dates)
 		throw Error(sqlstate::kInvalidParameterValue,
 		            Dhis2Message("E2003", "Both periods and start/end date cannot be specified"));
 	if (has_dates && *request.start_date > *request.end_date)

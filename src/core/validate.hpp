@@ -36,6 +36,11 @@ enum class IdSchemeType { kUid, kCode, kName, kAttribute };
 struct IdScheme {
 	IdSchemeType type = IdSchemeType::kUid;
 	std::string attribute; /* the attribute UID for kAttribute */
+	/*
+	 * An input scheme only: UID by default under inputUseCodeFallback, so identifiers that are not
+	 * UIDs are looked up as codes. DHIS2 does so only where no input scheme was given.
+	 */
+	bool code_fallback = false;
 
 	bool IsUid() const noexcept { return type == IdSchemeType::kUid; }
 	/* DHIS2's spelling in the ...IdScheme header keys: CODE, NAME, ATTRIBUTE:<uid>. */

@@ -119,11 +119,11 @@ constexpr ObjectTable kOptionCombo = {"categoryoptioncombo", "categoryoptioncomb
 
 /*
  * Database ids of the given identifiers, in request order and each once, looked up by the input id scheme
- * (with inputUseCodeFallback: UIDs by uid, anything else by code). An identifier that matches
+ * (with its code_fallback: UIDs by uid, anything else by code). An identifier that matches
  * nothing is an error. May ereport.
  */
 void
-ResolveKeys(const ExportState *state, const ObjectTable &object, const IdScheme &scheme, bool code_fallback,
+ResolveKeys(const ExportState *state, const ObjectTable &object, const IdScheme &scheme,
             const std::vector<std::string> &keys, std::vector<int64_t> *ids)
 {
 	if (keys.empty())
@@ -132,7 +132,7 @@ ResolveKeys(const ExportState *state, const ObjectTable &object, const IdScheme 
 	                     : scheme.type == IdSchemeType::kName ? "name"
 	                                                          : "uid";
 	char *sql;
-	if (code_fallback && scheme.IsUid())
+	if (scheme.code_fallback && scheme.IsUid())
 		sql = psprintf("SELECT t.%s, k.key FROM pg_catalog.unnest($1::text[]) WITH ORDINALITY AS k(key, n) "
 		               "LEFT JOIN %s t ON (CASE WHEN k.key " OP("~") " '^[A-Za-z][A-Za-z0-9]{10}$' THEN t.uid "
 		                                                             "ELSE t.code END) " OP("=") " k.key ORDER BY k.n",
@@ -199,10 +199,9 @@ ResolveDataSetsAndElements(ExportState *state)
 {
 	const core::ExportPlan &plan = state->plan;
 	const core::ExportRequest &request = plan.request;
-	const bool fallback = request.input_use_code_fallback;
 
 	std::vector<int64_t> *data_set_ids = &state->scratch.data_set_ids;
-	ResolveKeys(state, kDataSet, plan.input_data_set_scheme, fallback, request.data_set, data_set_ids);
+	ResolveKeys(state, kDataSet, plan.input_data_set_scheme, request.data_set, data_set_ids);
 	char *ident = IdentifierSql(plan.data_set_scheme);
 	LoadIdentifiers(
 	    psprintf("SELECT t.datasetid, %s, t.uid FROM %s t JOIN pg_catalog.unnest($1::int8[]) WITH ORDINALITY AS "
@@ -211,7 +210,7 @@ ResolveDataSetsAndElements(ExportState *state)
 	    *data_set_ids, &state->metadata.data_sets);
 
 	std::vector<int64_t> *element_ids = &state->filters.data_element_ids;
-	ResolveKeys(state, kDataElement, plan.input_data_element_scheme, fallback, request.data_element, element_ids);
+	ResolveKeys(state, kDataElement, plan.input_data_element_scheme, request.data_element, element_ids);
 	if (state->plan.request.format == core::Format::kAdx) {
 		/*
 		 * ADX exports data sets only (2.43 validates dataElement and dataElementGroup, then
@@ -237,8 +236,8 @@ ResolveDataSetsAndElements(ExportState *state)
 	if (!request.data_element_group.empty() && state->plan.request.format != core::Format::kAdx) {
 		std::vector<int64_t> *group_ids = &state->scratch.ids;
 		DVE_CORE(group_ids->clear());
-		ResolveKeys(state, kDataElementGroup, plan.input_data_element_group_scheme, fallback,
-		            request.data_element_group, group_ids);
+		ResolveKeys(state, kDataElementGroup, plan.input_data_element_group_scheme, request.data_element_group,
+		            group_ids);
 		AppendMemberIds(psprintf("SELECT DISTINCT dataelementid FROM %s WHERE dataelementgroupid " OP("=") " ANY($1)",
 		                         Table(state, "dataelementgroupmembers")),
 		                *group_ids, element_ids);
@@ -262,13 +261,12 @@ ResolveOrgUnits(ExportState *state)
 {
 	const core::ExportPlan &plan = state->plan;
 	const core::ExportRequest &request = plan.request;
-	const bool fallback = request.input_use_code_fallback;
 
 	std::vector<int64_t> *roots = &state->scratch.org_unit_roots;
 	std::vector<int64_t> *groups = &state->scratch.ids;
 	DVE_CORE(groups->clear());
-	ResolveKeys(state, kOrgUnit, plan.input_org_unit_scheme, fallback, request.org_unit, roots);
-	ResolveKeys(state, kOrgUnitGroup, plan.input_other_scheme, fallback, request.org_unit_group, groups);
+	ResolveKeys(state, kOrgUnit, plan.input_org_unit_scheme, request.org_unit, roots);
+	ResolveKeys(state, kOrgUnitGroup, plan.input_other_scheme, request.org_unit_group, groups);
 	if (roots->size() == 1 && !request.children && request.org_unit_group.empty())
 		state->metadata.single_org_unit_id = (*roots)[0];
 
@@ -448,7 +446,6 @@ ResolveOptionCombos(ExportState *state)
 {
 	const core::ExportPlan &plan = state->plan;
 	const core::ExportRequest &request = plan.request;
-	const bool fallback = request.input_use_code_fallback;
 
 	char *coc = IdentifierSql(plan.category_option_combo_scheme);
 	char *aoc = IdentifierSql(plan.attribute_option_combo_scheme);
@@ -476,18 +473,25 @@ ResolveOptionCombos(ExportState *state)
 		});
 	}
 
-	ResolveKeys(state, kOptionCombo, plan.input_other_scheme, fallback, request.category_option_combo,
+	ResolveKeys(state, kOptionCombo, plan.input_other_scheme, request.category_option_combo,
 	            &state->filters.category_option_combo_ids);
 	state->filters.filter_category_option_combos = !state->filters.category_option_combo_ids.empty();
-	ResolveKeys(state, kOptionCombo, plan.input_other_scheme, fallback, request.attribute_option_combo,
+	ResolveKeys(state, kOptionCombo, plan.input_other_scheme, request.attribute_option_combo,
 	            &state->filters.attribute_option_combo_ids);
 	state->filters.filter_attribute_option_combos = !state->filters.attribute_option_combo_ids.empty();
 
-	if (request.attribute_combo || !request.attribute_options.empty()) {
-		/*
-		 * attributeCombo + attributeOptions name one attribute option combo: the one of that
-		 * combo (the combo named "default" when absent) whose options are exactly the given ones.
-		 */
+	/*
+	 * attributeCombo + attributeOptions name one attribute option combo: the one of that combo
+	 * (the combo named "default" when absent) whose options are exactly the given ones. Only
+	 * without attributeOptionCombo, which names the combos itself (2.43 decodeParams); a combo
+	 * without options is E2040, as in 2.42 (2.43 drops it without a word).
+	 */
+	if (request.attribute_combo && request.attribute_options.empty() && request.attribute_option_combo.empty())
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		                errmsg("E2040: Both category combination and category options must be specified"),
+		                errdetail("attribute_combo (attributeCombo) was given without attribute_options "
+		                          "(attributeOptions).")));
+	if (request.attribute_option_combo.empty() && !request.attribute_options.empty()) {
 		const IdScheme &scheme = plan.input_other_scheme;
 		const char *column = scheme.type == IdSchemeType::kCode   ? "code"
 		                     : scheme.type == IdSchemeType::kName ? "name"
