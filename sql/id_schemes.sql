@@ -38,11 +38,14 @@ SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}',
                               attribute_option_combo_id_scheme => 'CODE');
 SELECT export_datavalues_json(data_set => '{MalariaWk01}', period => '{2024W1}', org_unit => '{O6uvpzGd5pu}',
                               data_set_id_scheme => 'CODE');
+-- E8200 comes first: DHIS2 encodes the header before any value (here the data elements lack codes too).
+SELECT export_datavalues_json(data_set => '{MalariaWk01}', period => '{2024W1}', org_unit => '{O6uvpzGd5pu}',
+                              id_scheme => 'CODE');
 -- ... but only for objects that values actually reference.
 SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202402}', org_unit => '{YuQRtpLP10I}',
                               attribute_option_combo_id_scheme => 'CODE');
 SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
-                              id_scheme => 'attribute:NoSuchAttr1');
+                              data_element_id_scheme => 'attribute:NoSuchAttr1');
 
 -- Invalid schemes.
 SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',

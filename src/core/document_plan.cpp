@@ -27,6 +27,22 @@ SchemeForMessage(const IdScheme &scheme)
 	return scheme.type == IdSchemeType::kAttribute ? "ATTR" : scheme.Label();
 }
 
+/*
+ * E8200: the one requested data set has no identifier under the data set scheme, so the 2.43
+ * header cannot name it. DHIS2 encodes the header before any value, so this comes before
+ * E8201-E8203 (CheckIdentifiersDefined).
+ */
+void
+CheckHeaderDataSetDefined(const ExportPlan &plan, const ResolvedMetadata &metadata)
+{
+	if (metadata.data_sets.size() == 1 && plan.request.data_set.size() == 1 && !metadata.data_sets[0].text)
+		throw Error(sqlstate::kNullValueNotAllowed,
+		            Dhis2Message("E8200", "Export as " + SchemeForMessage(plan.data_set_scheme) +
+		                                      " not possible as the property is undefined for data set(s): `[" +
+		                                      metadata.data_sets[0].uid + "]`"),
+		            "", "Give the data set a value for the property, or export with a different id scheme.");
+}
+
 /* 2.43 header: each member independently, then the id scheme keys. */
 void
 Header243(const ExportPlan &plan, const ResolvedMetadata &metadata, DocumentOptions &options)
@@ -38,11 +54,7 @@ Header243(const ExportPlan &plan, const ResolvedMetadata &metadata, DocumentOpti
 		options.header.push_back({"period", plan.period_iso[0]});
 		options.omit_period = true;
 	}
-	if (metadata.data_sets.size() == 1 && request.data_set.size() == 1 && !metadata.data_sets[0].text)
-		throw Error(sqlstate::kNullValueNotAllowed,
-		            Dhis2Message("E8200", "Export as " + SchemeForMessage(plan.data_set_scheme) +
-		                                      " not possible as the property is undefined for data set(s): `[" +
-		                                      metadata.data_sets[0].uid + "]`"));
+	CheckHeaderDataSetDefined(plan, metadata);
 	/* With a non-UID org unit scheme, an org unit common to every value is hoisted too. */
 	const std::optional<int64_t> org_unit =
 	    metadata.single_org_unit_id ? metadata.single_org_unit_id
@@ -130,6 +142,8 @@ CheckIdentifiersDefined(const ExportPlan &plan, const ResolvedMetadata &metadata
 	    {IdKind::kAttributeOptionCombo, "E8203", "category option combo(s)", &plan.attribute_option_combo_scheme},
 	};
 	const bool adx = plan.request.format == Format::kAdx;
+	if (plan.style == Style::k243 && CarriesHeader(plan.request.format))
+		CheckHeaderDataSetDefined(plan, metadata);
 	for (const Check &check : checks) {
 		const std::vector<int64_t> &ids = used_undefined[static_cast<size_t>(check.kind)];
 		if (ids.empty())
