@@ -31,6 +31,9 @@ SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', start_date => '
                               org_unit => '{DiszpKrYNg8}')$$);
 SELECT jsonb_array_length(export_datavalues_json(data_set => '{pBOMPrpg1QX}', start_date => '2024-01-01',
                               end_date => '2024-01-01', org_unit => '{DiszpKrYNg8}')::jsonb -> 'dataValues');
+-- A query string's dates compare with their time of day (DHIS2 compares the instants).
+SELECT try($$export_datavalues('dataSet=pBOMPrpg1QX&startDate=2024-01-01T12:00&endDate=2024-01-01&orgUnit=DiszpKrYNg8')$$);
+SELECT try($$export_datavalues('dataSet=pBOMPrpg1QX&startDate=2024-01-01T12:00&endDate=2024-01-01T12:00&orgUnit=DiszpKrYNg8')$$);
 -- E2005: invalid duration, with the value.
 SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', last_updated_duration => '-5d', org_unit => '{DiszpKrYNg8}')$$);
 SELECT try($$export_datavalues_json(data_set => '{pBOMPrpg1QX}', last_updated_duration => 'abc', org_unit => '{DiszpKrYNg8}')$$);

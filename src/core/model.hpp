@@ -83,6 +83,12 @@ struct ExportRequest {
 	std::vector<std::string> period;
 	std::optional<int32_t> start_date;
 	std::optional<int32_t> end_date;
+	/*
+	 * The instants a query string's startDate and endDate name, with their time of day (the same
+	 * microseconds as last_updated): DHIS2 compares these for E2004. Unset from SQL (a date).
+	 */
+	std::optional<int64_t> start_instant;
+	std::optional<int64_t> end_instant;
 	/* PostgreSQL timestamp: microseconds since 2000-01-01 00:00, wall time. */
 	std::optional<int64_t> last_updated;
 	std::optional<std::string> last_updated_duration;

@@ -471,9 +471,13 @@ BindDateTime(ExportRequest &request, const Parameter &spec, const std::string &v
 		ThrowInvalidValue(sqlstate::kInvalidDatetimeFormat, spec.query_name, value, std::move(detail),
 		                  value.find(' ') != std::string::npos ? kPlusHint : "");
 	}
-	if (spec.type == ParamType::kDate)
+	if (spec.type == ParamType::kDate) {
 		request.*spec.int32 = DayOf(result.micros);
-	else
+		if (spec.int32 == &ExportRequest::start_date)
+			request.start_instant = result.micros;
+		else if (spec.int32 == &ExportRequest::end_date)
+			request.end_instant = result.micros;
+	} else
 		request.*spec.int64 = result.micros;
 }
 

@@ -356,7 +356,11 @@ ValidateRequest(ExportRequest request)
 	if (!request.period.empty() && has_dates)
 		throw Error(sqlstate::kInvalidParameterValue,
 		            Dhis2Message("E2003", "Both periods and start/end date cannot be specified"));
-	if (has_dates && *request.start_date > *request.end_date)
+	/* Start strictly after end, to the time of day when a query string gave one (2.43 compares instants). */
+	const bool start_after_end = request.start_instant && request.end_instant
+	                                 ? *request.start_instant > *request.end_instant
+	                                 : has_dates && *request.start_date > *request.end_date;
+	if (has_dates && start_after_end)
 		throw Error(sqlstate::kInvalidParameterValue, Dhis2Message("E2004", "Start date must be before end date"));
 	if (request.children && !request.org_unit_group.empty())
 		throw Error(

@@ -559,6 +559,9 @@ TEST(QueryStringTest, DateParametersInTheQuery)
 	EXPECT_EQ(r.last_updated, Micros(2024, 1, 15, 9, 30, 45, 123000));
 	/* Before 2000 the day is floored, not truncated toward zero. */
 	EXPECT_EQ(ParseQueryString("startDate=1999-12-31T12:00").start_date, -1);
+	/* The instant keeps the time of day, for E2004. */
+	EXPECT_EQ(ParseQueryString("startDate=1999-12-31T12:00").start_instant, -12 * INT64_C(3600000000));
+	EXPECT_EQ(ParseQueryString("endDate=2000-01-02").end_instant, INT64_C(86400000000));
 	/* Empty means not given. */
 	const ExportRequest empty = ParseQueryString("startDate=&endDate=&lastUpdated=");
 	EXPECT_FALSE(empty.start_date.has_value());

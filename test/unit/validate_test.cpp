@@ -43,6 +43,7 @@ const std::string kE2001 = "E2001: At least one data element, data set or data e
 const std::string kE2002 =
     "E2002: At least one period, start/end dates, last updated or last updated duration must be specified";
 const std::string kE2003 = "E2003: Both periods and start/end date cannot be specified";
+constexpr int64_t kMicrosPerDay = INT64_C(86400000000);
 const std::string kE2004 = "E2004: Start date must be before end date";
 const std::string kE2006 = "E2006: At least one organisation unit or organisation unit group must be specified";
 const std::string kE2007 = "E2007: Organisation unit children cannot be included for organisation unit groups";
@@ -174,6 +175,25 @@ TEST(ValidateTest, E2003PeriodsAndDates)
 	r.start_date = 0;
 	r.end_date = 31;
 	EXPECT_EQ(ValidateOutcome(r), FilterError(kE2003));
+	/* One date alone is ignored, with periods too (2.43 hasStartEndDate needs both). */
+	r.end_date.reset();
+	EXPECT_EQ(ValidateOutcome(r), kOk);
+	r.start_date.reset();
+	r.end_date = 31;
+	EXPECT_EQ(ValidateOutcome(r), kOk);
+}
+
+TEST(ValidateTest, E2004ComparesInstantsWhenAQueryStringGaveThem)
+{
+	ExportRequest r = Valid();
+	r.period.clear();
+	r.start_date = 10;
+	r.end_date = 10;
+	r.start_instant = 10 * kMicrosPerDay + 12 * 3600 * INT64_C(1000000); /* noon */
+	r.end_instant = 10 * kMicrosPerDay;
+	EXPECT_EQ(ValidateOutcome(r), FilterError(kE2004));
+	r.end_instant = *r.start_instant;
+	EXPECT_EQ(ValidateOutcome(r), kOk);
 }
 
 TEST(ValidateTest, E2004StartAfterEnd)
