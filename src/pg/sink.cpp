@@ -159,6 +159,16 @@ ResolveExportCall(FuncCall *call)
 	return IsExportFunction(candidates->oid) ? candidates->oid : InvalidOid;
 }
 
+/* The executor of the query this call is part of, or NULL. */
+EState *
+CallerEState(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+	if (rsinfo == nullptr || !IsA(rsinfo, ReturnSetInfo) || rsinfo->econtext == nullptr)
+		return nullptr;
+	return rsinfo->econtext->ecxt_estate;
+}
+
 /*
  * True when this invocation is the top-level call of the query being run: the function
  * expression of the plan's top node (`SELECT f(...)`'s ProjectSet target, or the function of
@@ -170,12 +180,10 @@ ResolveExportCall(FuncCall *call)
 bool
 IsTopLevelInvocation(FunctionCallInfo fcinfo)
 {
-	ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
 	Node *expr = fcinfo->flinfo->fn_expr;
-	if (expr == nullptr || rsinfo == nullptr || !IsA(rsinfo, ReturnSetInfo) || rsinfo->econtext == nullptr)
-		return false;
-	EState *estate = rsinfo->econtext->ecxt_estate;
-	if (estate == nullptr || estate->es_plannedstmt == nullptr || estate->es_plannedstmt->planTree == nullptr)
+	EState *estate = CallerEState(fcinfo);
+	if (expr == nullptr || estate == nullptr || estate->es_plannedstmt == nullptr ||
+	    estate->es_plannedstmt->planTree == nullptr)
 		return false;
 	Plan *top = estate->es_plannedstmt->planTree;
 	if (IsA(top, FunctionScan)) {
@@ -280,16 +288,6 @@ CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, P
 		qc->nprocessed = static_cast<uint64>(entry.exported_rows);
 }
 
-/* The executor of the query this call is part of, or NULL. */
-EState *
-CallerEState(FunctionCallInfo fcinfo)
-{
-	ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
-	if (rsinfo == nullptr || !IsA(rsinfo, ReturnSetInfo) || rsinfo->econtext == nullptr)
-		return nullptr;
-	return rsinfo->econtext->ecxt_estate;
-}
-
 /*
  * With the library loaded during this statement, the hook saw no COPY: a COPY run from a
  * function (EXECUTE in PL/pgSQL) would write the document's chunks with COPY's escaping into
@@ -343,7 +341,10 @@ DetectCopyTarget(FunctionCallInfo fcinfo, int *target_encoding, const char **tar
 		program = running_copy->program;
 		export_oid = running_copy->export_oid;
 	} else {
-		/* The library was loaded during this statement: only a COPY of the portal can be seen. */
+		/*
+		 * No COPY the hook runs: a plain SELECT, or a COPY that started before the library was
+		 * loaded, of which only the portal's can be seen.
+		 */
 		copy = ActiveCopyStatement();
 		if (copy == nullptr)
 			RefuseUnseenCopy(estate);
@@ -395,8 +396,6 @@ RemoveUnfinishedFile(void *arg)
 	if (session->sink.server_tmp_path != nullptr && !session->sink.server_done)
 		(void)unlink(session->sink.server_tmp_path);
 }
-
-} // namespace
 
 /*
  * The file a server target names, its symbolic links resolved (COPY opened it, so it exists):
@@ -488,6 +487,23 @@ OpenServerFile(ExportSession *session)
 	                errmsg("could not open file \"%s\" for writing: %m", session->sink.server_tmp_path)));
 }
 
+/* Close the pipe to the program, which must have exited with 0. May ereport. */
+void
+CloseProgram(ExportSession *session)
+{
+	FILE *stream = session->sink.server_stream;
+	session->sink.server_stream = nullptr;
+	const int rc = ClosePipeStream(stream);
+	if (rc == -1)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not close pipe to external command: %m")));
+	if (rc != 0)
+		ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+		                errmsg("program \"%s\" failed", session->sink.server_target),
+		                errdetail_internal("%s", wait_result_to_str(rc))));
+}
+
+} // namespace
+
 /*
  * Open the server-side target of a COPY TO 'file' or TO PROGRAM. A file is written under a
  * temporary name in the same directory and renamed over the target when the document is
@@ -508,21 +524,6 @@ OpenServerTarget(ExportSession *session, CopyTarget kind, const char *target)
 		OpenServerFile(session);
 	}
 	MemoryContextSwitchTo(previous);
-}
-
-/* Close the pipe to the program, which must have exited with 0. May ereport. */
-void
-CloseProgram(ExportSession *session)
-{
-	FILE *stream = session->sink.server_stream;
-	session->sink.server_stream = nullptr;
-	const int rc = ClosePipeStream(stream);
-	if (rc == -1)
-		ereport(ERROR, (errcode_for_file_access(), errmsg("could not close pipe to external command: %m")));
-	if (rc != 0)
-		ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-		                errmsg("program \"%s\" failed", session->sink.server_target),
-		                errdetail_internal("%s", wait_result_to_str(rc))));
 }
 
 /* Write document bytes to the server-side target. May ereport. */
