@@ -372,6 +372,11 @@ ValidateRequest(ExportRequest request)
 	if (request.offset && *request.offset < 0)
 		/* DHIS2 takes the absolute value; the most negative bigint has none, so it skips everything. */
 		request.offset = *request.offset == INT64_MIN ? INT64_MAX : -*request.offset;
+	/* A combo without options: 2.42's E2040 (2.43 drops the combo without a word). */
+	if (request.attribute_combo && request.attribute_options.empty() && request.attribute_option_combo.empty())
+		throw Error(sqlstate::kInvalidParameterValue,
+		            Dhis2Message("E2040", "Both category combination and category options must be specified"),
+		            "attribute_combo (attributeCombo) was given without attribute_options (attributeOptions).");
 
 	/* A zip entry's name has a 16-bit length: a longer attachment would wrap it and corrupt the archive. */
 	if (plan.zip) {

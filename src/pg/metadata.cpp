@@ -484,13 +484,8 @@ ResolveOptionCombos(ExportState *state)
 	 * attributeCombo + attributeOptions name one attribute option combo: the one of that combo
 	 * (the combo named "default" when absent) whose options are exactly the given ones. Only
 	 * without attributeOptionCombo, which names the combos itself (2.43 decodeParams); a combo
-	 * without options is E2040, as in 2.42 (2.43 drops it without a word).
+	 * without options was refused in validation (E2040).
 	 */
-	if (request.attribute_combo && request.attribute_options.empty() && request.attribute_option_combo.empty())
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-		                errmsg("E2040: Both category combination and category options must be specified"),
-		                errdetail("attribute_combo (attributeCombo) was given without attribute_options "
-		                          "(attributeOptions).")));
 	if (request.attribute_option_combo.empty() && !request.attribute_options.empty()) {
 		const IdScheme &scheme = plan.input_other_scheme;
 		const char *column = scheme.type == IdSchemeType::kCode   ? "code"

@@ -204,6 +204,20 @@ TEST(ValidateTest, E2004StartAfterEnd)
 	EXPECT_EQ(ValidateOutcome(r), kOk);
 }
 
+TEST(ValidateTest, E2040AttributeComboWithoutOptions)
+{
+	ExportRequest r = Valid();
+	r.attribute_combo = "FundCombo01";
+	EXPECT_EQ(ValidateOutcome(r),
+	          FilterError("E2040: Both category combination and category options must be specified"));
+	/* With options, or with attributeOptionCombo naming the combos itself, it is fine here. */
+	r.attribute_options = {"DonorBopt01"};
+	EXPECT_EQ(ValidateOutcome(r), kOk);
+	r.attribute_options.clear();
+	r.attribute_option_combo = {"HllvX50cXC0"};
+	EXPECT_EQ(ValidateOutcome(r), kOk);
+}
+
 TEST(ValidateTest, E2005BadDuration)
 {
 	for (const char *bad : {"-5d", "abc", "5", "d", "5x", "5D", "5 d", "1.5d", "5dd", "+5d"}) {
