@@ -61,8 +61,7 @@ Header243(const ExportPlan &plan, const ResolvedMetadata &metadata, DocumentOpti
 	                                : (!plan.org_unit_scheme.IsUid() ? metadata.detected_org_unit_id : std::nullopt);
 	if (org_unit) {
 		const Identifier *ou = Find(metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)], *org_unit);
-		/* The requested org unit is the header's even when level leaves it out of the rows (2.43 takes the request's).
-		 */
+		/* The requested org unit is the header's even when level leaves it out (2.43 takes the request's). */
 		if (ou == nullptr)
 			ou = Find(metadata.org_units, *org_unit);
 		const bool encoded = plan.org_unit_scheme.IsUid() || !metadata.result_is_empty;

@@ -175,6 +175,25 @@ FinishRow(const IdMap *maps, bool skip_deleted, bool live, const StagedFilter *f
 }
 
 /*
+ * A NULL fixed-width column as the column walk stores it: the flags and the timestamps keep NULL
+ * apart from every value (-1, kNullTimestamp), as ReadDhis2Columns reads them.
+ */
+constexpr int64_t
+NullFixedValue(TupleField field) noexcept
+{
+	switch (field) {
+	case TupleField::kFollowup:
+	case TupleField::kDeleted:
+		return -1;
+	case TupleField::kCreated:
+	case TupleField::kLastUpdated:
+		return kNullTimestamp;
+	default:
+		return 0;
+	}
+}
+
+/*
  * kDhis2Columns straight through, as the column walk reads them: the five ids at offsets 0-32
  * (the caller checked they are not NULL), then each column's own step; false if a text is
  * compressed. A NULL timestamp reads as kNullTimestamp, a NULL followup as -1; *live is whether
@@ -254,11 +273,8 @@ DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_delete
 			continue;
 		}
 		const size_t slot = column.field == TupleField::kUnused ? kUnusedSlot : static_cast<size_t>(column.field);
-		if (is_null) { /* takes no space; the flags and the timestamps keep NULL apart */
-			fixed[slot] = column.field == TupleField::kFollowup || column.field == TupleField::kDeleted ? -1
-			              : column.field == TupleField::kCreated || column.field == TupleField::kLastUpdated
-			                  ? kNullTimestamp
-			                  : 0;
+		if (is_null) { /* takes no space */
+			fixed[slot] = NullFixedValue(column.field);
 			continue;
 		}
 		offset = AlignUp(offset, column.alignment);
