@@ -502,6 +502,43 @@ CloseProgram(ExportSession *session)
 		                errdetail_internal("%s", wait_result_to_str(rc))));
 }
 
+/*
+ * Write the complete document at from into the file to itself, in place, and sync it: what
+ * native COPY would have written there, only later. May ereport.
+ */
+void
+CopyIntoTarget(const char *from, const char *to)
+{
+	const int source = OpenTransientFile(from, O_RDONLY | PG_BINARY);
+	if (source < 0)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not open file \"%s\": %m", from)));
+	const int target = OpenTransientFile(to, O_WRONLY | O_TRUNC | PG_BINARY);
+	if (target < 0)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not open file \"%s\" for writing: %m", to)));
+	constexpr size_t kCopyBytes = 1024 * 1024;
+	char *buffer = static_cast<char *>(palloc(kCopyBytes));
+	while (true) {
+		CHECK_FOR_INTERRUPTS();
+		const ssize_t got = read(source, buffer, kCopyBytes);
+		if (got < 0)
+			ereport(ERROR, (errcode_for_file_access(), errmsg("could not read file \"%s\": %m", from)));
+		if (got == 0)
+			break;
+		for (ssize_t done = 0; done < got;) {
+			const ssize_t wrote = write(target, buffer + done, static_cast<size_t>(got - done));
+			if (wrote < 0)
+				ereport(ERROR, (errcode_for_file_access(), errmsg("could not write file \"%s\": %m", to)));
+			done += wrote;
+		}
+	}
+	pfree(buffer);
+	if (pg_fsync(target) != 0)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not fsync file \"%s\": %m", to)));
+	if (CloseTransientFile(target) != 0)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not close file \"%s\": %m", to)));
+	(void)CloseTransientFile(source);
+}
+
 } // namespace
 
 /*
@@ -572,7 +609,20 @@ FinishServerTarget(ExportSession *session)
 		        (errcode_for_file_access(), errmsg("could not close file \"%s\": %m", session->sink.server_tmp_path)));
 	/* A cancel that came while the file was written and synced ends the export before the file replaces the target. */
 	CHECK_FOR_INTERRUPTS();
-	(void)durable_rename(session->sink.server_tmp_path, session->sink.server_target, ERROR);
+	if (rename(session->sink.server_tmp_path, session->sink.server_target) == 0) {
+		/* What durable_rename does after its rename, at ERROR (fsync_fname would PANIC). */
+		(void)fsync_fname_ext(session->sink.server_target, false, false, ERROR);
+		char *directory = pstrdup(session->sink.server_target);
+		get_parent_directory(directory);
+		(void)fsync_fname_ext(directory[0] != '\0' ? directory : ".", true, false, ERROR);
+		pfree(directory);
+	} else if (errno == EBUSY || errno == EXDEV) {
+		/* The target is a mount point (a file bind-mounted into a container, say): nothing can replace it. */
+		CopyIntoTarget(session->sink.server_tmp_path, session->sink.server_target);
+		(void)unlink(session->sink.server_tmp_path);
+	} else
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not rename file \"%s\" to \"%s\": %m",
+		                                                  session->sink.server_tmp_path, session->sink.server_target)));
 	session->sink.server_done = true;
 }
 

@@ -11,6 +11,7 @@ import io
 import os
 import pwd
 import shutil
+import subprocess
 import tempfile
 import threading
 import time
@@ -216,6 +217,28 @@ def test_a_writable_file_in_a_directory_the_server_cannot_write(fresh_conn, demo
         assert os.listdir(locked) == ["export.csv"]
     finally:
         shutil.rmtree(locked, ignore_errors=True)
+
+
+def test_a_bind_mounted_file_is_written_in_place(fresh_conn, demo_request, target_dir):
+    """A file that is a mount point (a file bind-mounted into a container) cannot be replaced:
+    rename says EBUSY. The complete document is copied into it instead of the export failing
+    after COPY truncated it. Needs mount(8) as root; skipped where the sandbox refuses it."""
+    want = dve.copy_bytes(fresh_conn, "json", **demo_request)
+    source = os.path.join(target_dir, "source.json")
+    target = os.path.join(target_dir, "mounted.json")
+    for path in (source, target):
+        with open(path, "wb") as f:
+            f.write(b"previous content")
+        _postgres_owns(path)
+    if subprocess.run(["mount", "--bind", source, target], capture_output=True).returncode != 0:
+        pytest.skip("cannot bind-mount a file here")
+    try:
+        _copy_to(fresh_conn, dve.sql_literal(target), **demo_request)
+        assert _read(target) == want
+        assert _read(source) == want  # the same file, seen through the mount
+    finally:
+        subprocess.run(["umount", target], check=True)
+    assert sorted(os.listdir(target_dir)) == ["mounted.json", "source.json"], "a temporary file was left behind"
 
 
 def _postgres_owns(path):
