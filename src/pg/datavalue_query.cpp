@@ -128,6 +128,10 @@ AddRowFromDatums(ExportSession *session, const Datum *values, const bool *nulls)
 			return;
 		}
 	}
+	if (state->page_skip > 0) { /* before the page of an unordered export */
+		state->page_skip--;
+		return;
+	}
 	struct varlena *copies[3];
 	ReadText(values[kColValue], nulls[kColValue], &row.value, &copies[0]);
 	ReadText(values[kColStoredBy], nulls[kColStoredBy], &row.stored_by, &copies[1]);
@@ -139,8 +143,11 @@ AddRowFromDatums(ExportSession *session, const Datum *values, const bool *nulls)
 
 	if (state->ordering.sorter || state->ordering.top)
 		AddToOrdering(session, row);
-	else
+	else {
 		EmitRow(session, row);
+		if (state->page_left > 0)
+			state->page_left--;
+	}
 	for (struct varlena *copy : copies)
 		if (copy != nullptr)
 			pfree(copy);
@@ -374,7 +381,7 @@ ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
 		return true;
 	slot_getallattrs(slot);
 	AddRowFromDatums(session, slot->tts_values, slot->tts_isnull);
-	return true;
+	return session->state->page_left != 0; /* false: the page is full, the executor stops */
 }
 
 /* Whether the query's rows can hold a column of this type where DHIS2 has the spec's type. */
@@ -764,12 +771,13 @@ ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
 		}
 		state->ordering.staged_filter = core::StagedFilter{};
 	}
+	/*
+	 * An unordered page is counted here, not by LIMIT/OFFSET in the query: the query has no join,
+	 * so a value without metadata, which DHIS2's join leaves out, would take a place in the page.
+	 */
 	if (state->plan.unordered) {
-		if (state->plan.request.limit)
-			appendStringInfo(&sql, " LIMIT $%d", AddParam(&params, INT8OID, Int64GetDatum(*state->plan.request.limit)));
-		if (state->plan.request.offset)
-			appendStringInfo(&sql, " OFFSET $%d",
-			                 AddParam(&params, INT8OID, Int64GetDatum(*state->plan.request.offset)));
+		state->page_skip = state->plan.request.offset ? *state->plan.request.offset : 0;
+		state->page_left = state->plan.request.limit ? *state->plan.request.limit : -1;
 	}
 
 	RowReceiver *receiver = static_cast<RowReceiver *>(palloc0(sizeof(RowReceiver)));

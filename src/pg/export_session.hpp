@@ -187,6 +187,13 @@ struct ExportState {
 	std::vector<int64_t> used_undefined[core::kIdKindCount];
 	/* Rows left out because an id has no metadata row (core::StagedDecode::kNoMetadata). */
 	uint64_t rows_without_metadata = 0;
+	/*
+	 * An unordered query's page, counted in exported values as DHIS2's joined query counts them
+	 * (values left out above do not count): values still to skip, and still to write (-1: no
+	 * limit; 0 ends the scan). Set per query (ADX pages each data set).
+	 */
+	int64_t page_skip = 0;
+	int64_t page_left = -1;
 };
 
 /* How the document leaves the function. */
