@@ -78,5 +78,51 @@ SELECT adx(string_agg(c, '')) FROM export_datavalues_adx(data_set => '{DS_POP}',
 SELECT adx(string_agg(c, '')) FROM export_datavalues_adx(data_set => '{DS_POP}', period => '{2023}',
        org_unit => '{ImspTQPwCqd}', children => true, style => '2.42') c;
 
+-- 2.42 never looks up the default combo's ids: a default category and option without a code do not
+-- stop it (E8204 in 2.43, which writes the default pair).
+BEGIN;
+UPDATE category SET code = NULL WHERE uid = 'GLevLNI9wkl';
+UPDATE categoryoption SET code = NULL WHERE uid = 'xYerKDKCefk';
+SELECT adx(string_agg(c, '')) FROM export_datavalues_adx(data_set => '{pBOMPrpg1QX}', period => '{202402}',
+       org_unit => '{ImspTQPwCqd}', children => true, style => '2.42') c;
+SAVEPOINT s;
+-- ERROR E8204
+SELECT adx(string_agg(c, '')) FROM export_datavalues_adx(data_set => '{pBOMPrpg1QX}', period => '{202402}',
+       org_unit => '{ImspTQPwCqd}', children => true) c;
+ROLLBACK;
+
+-- A combo of two categories: two attributes. An option code that is an empty string is written
+-- as it is by 2.43 and refused by 2.42 ("null or empty"); two categories with the same id would
+-- write one attribute twice, which is not XML: refused in both shapes.
+BEGIN;
+INSERT INTO categorycombos_categories (categorycomboid, categoryid, sort_order)
+  SELECT cc.categorycomboid, c.categoryid, 2 FROM categorycombo cc, category c
+  WHERE cc.uid = 'FundCombo01' AND c.uid = 'GLevLNI9wkl';
+INSERT INTO categoryoptioncombos_categoryoptions (categoryoptioncomboid, categoryoptionid)
+  SELECT coc.categoryoptioncomboid, co.categoryoptionid FROM categoryoptioncombo coc, categoryoption co
+  WHERE coc.uid = 'DonorAaoc01' AND co.uid = 'xYerKDKCefk';
+CREATE FUNCTION two_categories(style text) RETURNS text LANGUAGE sql AS $$
+  SELECT adx(string_agg(c, '')) FROM export_datavalues_adx(data_set => '{pBOMPrpg1QX}', period => '{202401,202402}',
+         org_unit => '{ImspTQPwCqd}', children => true, attribute_option_combo => '{DonorAaoc01}',
+         id_scheme => 'UID', category_id_scheme => 'ATTRIBUTE:AttrDeRef01', category_option_id_scheme => 'CODE',
+         style => style) c $$;
+UPDATE category SET attributevalues = '{"AttrDeRef01": {"value": "Fund"}}' WHERE uid = 'FundCat0001';
+UPDATE category SET attributevalues = '{"AttrDeRef01": {"value": "Default"}}' WHERE uid = 'GLevLNI9wkl';
+SELECT two_categories('2.43');
+SAVEPOINT s;
+UPDATE category SET attributevalues = '{"AttrDeRef01": {"value": "Fund"}}' WHERE uid = 'GLevLNI9wkl';
+-- ERROR: the same attribute twice
+SELECT two_categories('2.43');
+ROLLBACK TO s;
+UPDATE category SET attributevalues = '{"AttrDeRef01": {"value": "Fund"}}' WHERE uid = 'GLevLNI9wkl';
+-- ERROR: the same attribute twice
+SELECT two_categories('2.42');
+ROLLBACK TO s;
+UPDATE categoryoption SET code = '' WHERE uid = 'DonorAopt01';
+SELECT two_categories('2.43');
+-- ERROR: an option without an id (2.42)
+SELECT two_categories('2.42');
+ROLLBACK;
+
 -- Cleanup
 DROP FUNCTION adx(text);

@@ -273,8 +273,8 @@ ValidateRequest(ExportRequest request)
 		throw Error(sqlstate::kFeatureNotSupported,
 		            std::string(request.category_id_scheme ? "categoryIdScheme" : "categoryOptionIdScheme") +
 		                " is only supported for ADX",
-		            "DHIS2 uses it for ADX output and unfolded option combos; JSON and CSV here write option combo "
-		            "ids.",
+		            "DHIS2 uses it for ADX output and unfolded option combos; the other formats here write option "
+		            "combo ids.",
 		            "Use format=adx, or leave the parameter out.");
 	plan.category_scheme = ChooseScheme(request.category_id_scheme, id_scheme, true);
 	plan.category_option_scheme = ChooseScheme(request.category_option_id_scheme, id_scheme, true);

@@ -198,16 +198,24 @@ class AdxWriter final : public Writer {
 		const bool none =
 		    is_default && (kStyle == Style::k242 || (kind == IdKind::kAttributeOptionCombo && Excluded(kind, true)));
 		if (detail != nullptr && !none) {
-			for (const CategoryPair &pair : detail->categories) {
+			const std::vector<CategoryPair> &pairs = detail->categories;
+			for (size_t i = 0; i < pairs.size() && problem.empty(); i++) {
+				const CategoryPair &pair = pairs[i];
 				if (!pair.category || !IsXmlName(*pair.category)) {
 					problem = "category \"" + pair.category_name + "\" has no identifier usable as an XML name: " +
 					          (pair.category ? "\"" + *pair.category + "\"" : std::string("null"));
 					break;
 				}
-				if (!pair.option || pair.option->empty()) {
+				/* 2.43 writes an empty option code as it is (SEX=""); 2.42 refuses "null or empty". */
+				if (!pair.option || (kStyle == Style::k242 && pair.option->empty())) {
 					problem = "an option of category \"" + pair.category_name + "\" has no identifier";
 					break;
 				}
+				/* One attribute twice is not XML (DHIS2 2.42 keeps the later, 2.43 fails): refused. */
+				for (size_t j = 0; j < i; j++)
+					if (*pairs[j].category == *pair.category)
+						problem = "categories \"" + pairs[j].category_name + "\" and \"" + pair.category_name +
+						          "\" have the same identifier \"" + *pair.category + "\"";
 				AppendAttribute(out, *pair.category, *pair.option, "a category option identifier");
 			}
 		}

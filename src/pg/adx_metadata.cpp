@@ -106,13 +106,20 @@ LoadCategoryPairs(ExportState *state, const char *schema)
 			(*aocs)[at].detail.categories.push_back(std::move(pair));
 		});
 	}
-	/* ADX writes combos as categories, never as ids: the text only says whether they are complete. */
+	/*
+	 * ADX writes combos as categories, never as ids: the text only says whether they are complete.
+	 * 2.42 writes nothing for the default combo and never looks its ids up (AdxDataSetMetadata),
+	 * so a default category or option without a code does not stop a 2.42 export (E8204).
+	 */
+	const bool default_unwritten = plan.style == core::Style::k242;
 	DVE_CORE({
 		for (std::vector<core::Identifier> *combos : {cocs, aocs})
 			for (core::Identifier &combo : *combos) {
 				bool complete = true;
 				for (const core::CategoryPair &pair : combo.detail.categories)
 					complete &= pair.category.has_value() && pair.option.has_value();
+				if (combo.is_default && default_unwritten)
+					complete = true;
 				combo.text = complete ? std::optional<std::string>(combo.uid) : std::nullopt;
 			}
 	});

@@ -199,17 +199,21 @@ struct Malaria {
 		Add(IdKind::kPeriod, 11, "2024-02-01/P1M");
 		Add(IdKind::kOrgUnit, 20, "OU_FAC1");
 		for (IdKind kind : {IdKind::kCategoryOptionCombo, IdKind::kAttributeOptionCombo}) {
-			IdentifierDetail f_u5, m_u5, def, pepfar, broken;
+			IdentifierDetail f_u5, m_u5, def, pepfar, broken, twice, empty;
 			f_u5.categories = {Pair("AGE", "U5"), Pair("SEX", "F")};
 			m_u5.categories = {Pair("AGE", "U5"), Pair("SEX", "M")};
 			def.categories = {Pair("default", "default")};
 			pepfar.categories = {Pair("MECH", "PEPFAR")};
 			broken.categories = {Pair("two words", "X")};
+			twice.categories = {Pair("AGE", "U5"), Pair("AGE", "F")};
+			empty.categories = {Pair("SEX", "")};
 			Add(kind, 30, "c1", false, &f_u5);
 			Add(kind, 31, "c2", false, &m_u5);
 			Add(kind, 32, "HllvX50cXC0", true, &def);
 			Add(kind, 33, "c3", false, &pepfar);
 			Add(kind, 34, "c4", false, &broken);
+			Add(kind, 35, "c5", false, &twice);
+			Add(kind, 36, "c6", false, &empty);
 		}
 	}
 
@@ -390,6 +394,32 @@ TEST(AdxWriterTest, CategoryIdThatIsNoXmlNameFailsWhenUsed)
 	EXPECT_THROW(used.Doc({{1, 10, 20, 34, 33, "1"}}), Error);
 	Malaria group(AdxOptions(Style::k242));
 	EXPECT_THROW(group.Doc({{1, 10, 20, 30, 34, "1"}}), Error);
+}
+
+TEST(AdxWriterTest, TwoCategoriesWithOneIdFailWhenUsed)
+{
+	/* One attribute twice is not XML: refused in both shapes, once a value uses the combo. */
+	for (Style style : {Style::k243, Style::k242}) {
+		Malaria unused(AdxOptions(style));
+		EXPECT_NO_THROW(unused.Doc({{1, 10, 20, 30, 33, "1"}}));
+		Malaria used(AdxOptions(style));
+		try {
+			used.Doc({{1, 10, 20, 35, 33, "1"}});
+			ADD_FAILURE() << "no error";
+		} catch (const Error &e) {
+			EXPECT_NE(e.Detail().find("have the same identifier \"AGE\""), std::string::npos) << e.Detail();
+		}
+	}
+}
+
+TEST(AdxWriterTest, EmptyOptionCodeWrittenBy243RefusedBy242)
+{
+	Malaria written(AdxOptions(Style::k243));
+	EXPECT_NE(
+	    written.Doc({{1, 10, 20, 36, 33, "1"}}).find("<dataValue dataElement=\"MAL_CASES\" SEX=\"\" value=\"1\"/>"),
+	    std::string::npos);
+	Malaria refused(AdxOptions(Style::k242));
+	EXPECT_THROW(refused.Doc({{1, 10, 20, 36, 33, "1"}}), Error);
 }
 
 } // namespace
