@@ -6,11 +6,10 @@
  * document as raw CopyData, which goes to the output as it arrives (never whole in memory). A
  * file is written under a temporary name in its folder and renamed only after the server said
  * COPY succeeded and the data is fsync'ed, so a failed or cancelled export never leaves a
- * complete-looking file. SIGINT/SIGTERM send a cancel request to the server (PQcancel is
+ * complete-looking file. SIGINT/SIGTERM/SIGHUP send a cancel request to the server (PQcancel is
  * async-signal-safe, libpq documentation "Canceling Queries in Progress"); a second signal
- * exits at once. Argument/URL handling and the progress text are pure code in options.cpp,
- * request_target.cpp and progress.cpp.
- * SPDX-License-Identifier: PostgreSQL
+ * exits at once, even while the first one's cancel request still waits for the server. Argument/URL handling and the
+ *progress text are pure code in options.cpp, request_target.cpp and progress.cpp. SPDX-License-Identifier: PostgreSQL
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -52,6 +51,8 @@ constexpr const char *kUndefinedFunction = "42883";
 
 /* ---- signals: state shared with the handler (async-signal-safe use only) ---- */
 
+/* Signals that cancel the export: Ctrl-C, kill, and a closed terminal or ssh session. */
+constexpr int kHandledSignals[] = {SIGINT, SIGTERM, SIGHUP};
 volatile sig_atomic_t g_signal = 0;
 volatile sig_atomic_t g_connecting = 0; /* in libpq's connect: nothing to cancel, and libpq retries on EINTR */
 PGcancel *volatile g_cancel = nullptr;
@@ -60,7 +61,9 @@ char g_temp_path[PATH_MAX]; /* the temporary file, for the second signal's immed
 int
 StatusForSignal(int signo)
 {
-	return signo == SIGTERM ? exit_status::kTerminated : exit_status::kInterrupted;
+	return signo == SIGTERM  ? exit_status::kTerminated
+	       : signo == SIGHUP ? exit_status::kHungUp
+	                         : exit_status::kInterrupted;
 }
 
 extern "C" void
@@ -96,9 +99,14 @@ InstallSignalHandlers()
 	struct sigaction action = {};
 	action.sa_handler = OnSignal;
 	sigemptyset(&action.sa_mask);
-	action.sa_flags = 0; /* no SA_RESTART: poll() returns EINTR so the loop sees the signal */
-	sigaction(SIGINT, &action, nullptr);
-	sigaction(SIGTERM, &action, nullptr);
+	/*
+	 * No SA_RESTART: poll() returns EINTR so the loop sees the signal. SA_NODEFER: a second
+	 * signal reaches the handler while the first one waits in PQcancel for a server that does
+	 * not answer, and exits.
+	 */
+	action.sa_flags = SA_NODEFER;
+	for (const int signo : kHandledSignals)
+		sigaction(signo, &action, nullptr);
 }
 
 /* Publishes (or withdraws, with nullptr) the cancel object the handler uses. */
@@ -108,8 +116,8 @@ SetCancel(PGcancel *cancel)
 	sigset_t block;
 	sigset_t saved;
 	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
+	for (const int signo : kHandledSignals)
+		sigaddset(&block, signo);
 	sigprocmask(SIG_BLOCK, &block, &saved);
 	PGcancel *old = g_cancel;
 	g_cancel = cancel;
@@ -142,10 +150,26 @@ class Output {
 	/* path "" or "-": stdout. */
 	bool Open(std::string path, std::string &error)
 	{
-		if (path.empty() || path == "-") {
+		if (path.empty() || path == "-" || path == "/dev/stdout") {
 			fd_ = STDOUT_FILENO;
 			return true;
 		}
+		/*
+		 * An open descriptor by name (/dev/stderr, /dev/fd/N, /proc/self/fd/N) is written through
+		 * a copy of it: resolved to the file behind it and renamed over, "-o /dev/stderr 2>>log"
+		 * would replace the log it appends to.
+		 */
+		if (const std::optional<int> descriptor = NamedDescriptor(path)) {
+			fd_ = fcntl(*descriptor, F_DUPFD_CLOEXEC, 3);
+			if (fd_ < 0) {
+				error = Errno("could not open", path);
+				return false;
+			}
+			path_ = path;
+			direct_ = true;
+			return true;
+		}
+		path = FollowLinks(path);
 		struct stat st;
 		const bool exists = stat(path.c_str(), &st) == 0;
 		if (exists && S_ISDIR(st.st_mode)) {
@@ -163,10 +187,12 @@ class Output {
 			direct_ = true;
 			return true;
 		}
-		/* Through a symbolic link the file it names is replaced, and the link stays. */
-		char resolved[PATH_MAX];
-		path_ = exists && realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : path;
-		path = path_;
+		/* As a shell's redirection would: a file this user may not write is refused, not replaced. */
+		if (exists && access(path.c_str(), W_OK) != 0) {
+			error = Errno("cannot write", path);
+			return false;
+		}
+		path_ = path;
 		const size_t slash = path.rfind('/');
 		directory_ = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
 		const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -195,6 +221,19 @@ class Output {
 		const mode_t mask = umask(0);
 		umask(mask);
 		fchmod(fd_, exists ? (st.st_mode & 07777) : (0666 & ~mask));
+		if (exists) {
+			/*
+			 * It keeps its owner where this user may give it (root, in a cron job writing a service's
+			 * file); a file with other hard links is overwritten in place once the document is complete,
+			 * or the other names would keep the old one.
+			 */
+			if (st.st_uid != geteuid() || st.st_gid != getegid()) {
+				if (fchown(fd_, st.st_uid, st.st_gid) != 0) {
+					/* not allowed: it becomes this user's, as with mv */
+				}
+			}
+			copy_in_place_ = st.st_nlink > 1;
+		}
 		return true;
 	}
 
@@ -246,6 +285,19 @@ class Output {
 			error = Errno("could not close", temp_);
 			return false;
 		}
+		/* A signal while the file was synced still means "I did not want this file". */
+		if (g_signal != 0) {
+			error = "interrupted";
+			return false;
+		}
+		if (copy_in_place_) {
+			if (!CopyInto(temp_, path_, error))
+				return false;
+			unlink(temp_.c_str());
+			temp_.clear();
+			g_temp_path[0] = '\0';
+			return true;
+		}
 		if (rename(temp_.c_str(), path_.c_str()) != 0) {
 			error = "could not rename \"" + temp_ + "\" to \"" + path_ + "\": " + std::strerror(errno);
 			return false;
@@ -282,8 +334,92 @@ class Output {
 	bool WritesInPlace() const { return path_.empty() || direct_; }
 
   private:
+	/* The descriptor a /dev/stderr, /dev/fd/N or /proc/self/fd/N path names. */
+	static std::optional<int> NamedDescriptor(const std::string &path)
+	{
+		if (path == "/dev/stderr")
+			return STDERR_FILENO;
+		for (const char *prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+			const size_t length = std::strlen(prefix);
+			if (path.compare(0, length, prefix) != 0 || path.size() == length || path.size() > length + 9)
+				continue;
+			int fd = 0;
+			for (size_t i = length; i < path.size(); i++) {
+				if (path[i] < '0' || path[i] > '9')
+					return std::nullopt;
+				fd = fd * 10 + (path[i] - '0');
+			}
+			return fd;
+		}
+		return std::nullopt;
+	}
+
+	/*
+	 * path with its symbolic links followed, even to a file that does not exist yet: the file a
+	 * link names is written (or created), and the link stays.
+	 */
+	static std::string FollowLinks(std::string path)
+	{
+		for (int hops = 0; hops < 40; hops++) {
+			char target[PATH_MAX];
+			const ssize_t length = readlink(path.c_str(), target, sizeof target - 1);
+			if (length <= 0)
+				break;
+			target[length] = '\0';
+			const size_t slash = path.rfind('/');
+			path = target[0] == '/' || slash == std::string::npos ? std::string(target)
+			                                                      : path.substr(0, slash + 1) + target;
+		}
+		return path;
+	}
+
+	/* The complete temporary file copied over the target itself (same inode, owner and links), synced. */
+	static bool CopyInto(const std::string &from, const std::string &to, std::string &error)
+	{
+		const int in = open(from.c_str(), O_RDONLY | O_CLOEXEC);
+		if (in < 0) {
+			error = Errno("could not open", from);
+			return false;
+		}
+		const int out = open(to.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (out < 0) {
+			error = Errno("could not open", to);
+			close(in);
+			return false;
+		}
+		std::vector<char> buffer(1 << 20);
+		bool ok = true;
+		for (ssize_t got; ok && (got = read(in, buffer.data(), buffer.size())) != 0;) {
+			if (got < 0) {
+				ok = errno == EINTR;
+				if (!ok)
+					error = Errno("could not read", from);
+				continue;
+			}
+			for (ssize_t done = 0; ok && done < got;) {
+				const ssize_t wrote = write(out, buffer.data() + done, static_cast<size_t>(got - done));
+				if (wrote < 0 && errno != EINTR) {
+					error = Errno("could not write", to);
+					ok = false;
+				}
+				done += wrote > 0 ? wrote : 0;
+			}
+		}
+		if (ok && fsync(out) != 0) {
+			error = Errno("could not fsync", to);
+			ok = false;
+		}
+		close(in);
+		if (close(out) != 0 && ok) {
+			error = Errno("could not close", to);
+			ok = false;
+		}
+		return ok;
+	}
+
 	int fd_ = -1;
-	bool direct_ = false; /* a device or FIFO, written in place */
+	bool direct_ = false;        /* a device, FIFO or open descriptor, written in place */
+	bool copy_in_place_ = false; /* a file with other hard links: the finished document is copied into it */
 	std::string path_;
 	std::string directory_;
 	std::string temp_;
@@ -392,11 +528,13 @@ ReportServerError(const PGresult *result, PGconn *conn)
 		Complain(Trimmed(result ? PQresultErrorMessage(result) : PQerrorMessage(conn)));
 		return;
 	}
-	std::fprintf(stderr, "%s: %s:  %s\n", kProgram, severity ? severity : "ERROR", primary);
+	/* The server's text echoes the request: its control characters must not drive the terminal. */
+	std::fprintf(stderr, "%s: %s:  %s\n", kProgram, severity ? severity : "ERROR",
+	             ShowControlCharacters(primary).c_str());
 	if (detail)
-		std::fprintf(stderr, "DETAIL:  %s\n", detail);
+		std::fprintf(stderr, "DETAIL:  %s\n", ShowControlCharacters(detail).c_str());
 	if (hint)
-		std::fprintf(stderr, "HINT:  %s\n", hint);
+		std::fprintf(stderr, "HINT:  %s\n", ShowControlCharacters(hint).c_str());
 	if (sqlstate && std::strcmp(sqlstate, kUndefinedFunction) == 0)
 		std::fprintf(stderr,
 		             "HINT:  Is the extension installed in this database (CREATE EXTENSION datavalue_export)?\n");
@@ -566,6 +704,8 @@ class Export {
 	{
 		std::string error;
 		if (!output_.Open(options_.output, error)) {
+			if (g_signal != 0) /* a FIFO's open waits for its reader: a signal ends the wait */
+				return Cancelled();
 			Complain(error);
 			return exit_status::kOutput;
 		}
@@ -610,6 +750,8 @@ class Export {
 		if (g_signal != 0)
 			return Cancelled();
 		if (!output_.Commit(error)) {
+			if (g_signal != 0)
+				return Cancelled();
 			progress_.Abandon();
 			Complain(error);
 			return exit_status::kOutput;
@@ -725,9 +867,11 @@ class Export {
 	{
 		progress_.Abandon();
 		output_.Discard();
-		Complain(std::string(g_signal == SIGTERM ? "terminated" : "interrupted") + ": the export was cancelled" +
-		         (output_.Shown() == "standard output" ? "; standard output holds an incomplete document"
-		                                               : "; no output file was written"));
+		const char *what = g_signal == SIGTERM ? "terminated" : g_signal == SIGHUP ? "hung up" : "interrupted";
+		Complain(std::string(what) + ": the export was cancelled" +
+		         (!output_.WritesInPlace() ? "; no output file was written"
+		          : bytes_ > 0             ? "; " + output_.Shown() + " holds an incomplete document"
+		                                   : "; nothing was written to " + output_.Shown()));
 		return StatusForSignal(g_signal);
 	}
 

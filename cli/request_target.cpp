@@ -140,6 +140,26 @@ Agree(const char *what, const std::vector<std::pair<std::string, const std::opti
 	return first ? std::optional<std::string>(**first->second) : std::nullopt;
 }
 
+/* query without its name= pairs whose value is empty (the default), so that one can be added. */
+std::string
+WithoutEmptyParameter(std::string_view query, std::string_view name)
+{
+	std::string out;
+	while (!query.empty()) {
+		const size_t amp = query.find('&');
+		const std::string_view pair = query.substr(0, amp);
+		query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+		const size_t eq = pair.find('=');
+		const bool empty = eq == std::string_view::npos || TrimAscii(PercentDecode(pair.substr(eq + 1))).empty();
+		if (empty && PercentDecode(pair.substr(0, eq)) == name)
+			continue;
+		if (!out.empty())
+			out += '&';
+		out.append(pair);
+	}
+	return out;
+}
+
 void
 AppendParameter(std::string &query, std::string_view name, std::string_view encoded_value)
 {
@@ -151,7 +171,7 @@ AppendParameter(std::string &query, std::string_view name, std::string_view enco
 } // namespace
 
 std::string
-PercentDecode(std::string_view text)
+PercentDecode(std::string_view text, bool plus_is_space)
 {
 	auto hex = [](char c) -> int {
 		if (c >= '0' && c <= '9')
@@ -165,7 +185,7 @@ PercentDecode(std::string_view text)
 	std::string out;
 	out.reserve(text.size());
 	for (size_t i = 0; i < text.size(); i++) {
-		if (text[i] == '+')
+		if (text[i] == '+' && plus_is_space)
 			out += ' ';
 		else if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
 			out += static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2]));
@@ -203,14 +223,22 @@ SplitTarget(std::string_view target, FormatChoice &path_choice)
 		path = target;
 
 	if (!path.empty()) {
-		/* Only the last segment matters: /api/, /api/40/, /dhis/api/ prefixes all reach the same resource. */
-		const size_t slash = path.rfind('/');
-		const std::string_view segment = slash == std::string_view::npos ? path : path.substr(slash + 1);
-		if (segment.substr(0, kEndpoint.size()) != kEndpoint)
+		/*
+		 * Only the last segment matters: /api/, /api/40/, /dhis/api/ prefixes all reach the same
+		 * resource, with or without a trailing slash. It is percent-decoded as a path (a copied
+		 * URL has .adx%2Bxml), where '+' stays '+'.
+		 */
+		std::string_view trimmed = path;
+		if (trimmed.size() > 1 && trimmed.back() == '/')
+			trimmed.remove_suffix(1);
+		const size_t slash = trimmed.rfind('/');
+		const std::string segment =
+		    PercentDecode(slash == std::string_view::npos ? trimmed : trimmed.substr(slash + 1), false);
+		if (segment.compare(0, kEndpoint.size(), kEndpoint) != 0)
 			throw UsageError("\"" + std::string(path) +
 			                 "\" is not DHIS2's /api/dataValueSets; give a dataValueSets URL or a query string "
 			                 "such as 'dataSet=pBOMPrpg1QX&period=202401&orgUnit=ImspTQPwCqd'");
-		path_choice = PathExtensionChoice(segment.substr(kEndpoint.size()));
+		path_choice = PathExtensionChoice(std::string_view(segment).substr(kEndpoint.size()));
 	}
 	return std::string(query);
 }
@@ -228,6 +256,9 @@ QueryChoice(std::string_view query)
 		const std::string name = PercentDecode(pair.substr(0, eq));
 		const std::string value =
 		    Lower(TrimAscii(PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1))));
+		/* An empty value is the default, as the extension reads it: it names no format or compression. */
+		if (value.empty())
+			continue;
 		if (name == "format" && !choice.format)
 			/*
 			 * One document, three names: an unescaped '+' arrives as a space, and the extension reads
@@ -272,10 +303,14 @@ ResolveRequest(std::string_view target, std::string_view output_path)
 	                                                                     {"the URL path", &from_path.compression},
 	                                                                     {file, &from_file.compression}});
 
-	if (format && !from_query.format)
+	if (format && !from_query.format) {
+		resolved.query = WithoutEmptyParameter(resolved.query, "format");
 		AppendParameter(resolved.query, "format", *format == "adx+xml" ? "adx%2Bxml" : *format);
-	if (compression && *compression != "none" && !from_query.compression)
+	}
+	if (compression && *compression != "none" && !from_query.compression) {
+		resolved.query = WithoutEmptyParameter(resolved.query, "compression");
 		AppendParameter(resolved.query, "compression", *compression);
+	}
 	resolved.format = format.value_or("json");
 	resolved.compression = compression.value_or("none");
 	return resolved;

@@ -68,7 +68,10 @@ FormatChoice OutputFileChoice(std::string_view path);
  */
 ResolvedRequest ResolveRequest(std::string_view target, std::string_view output_path);
 
-/* application/x-www-form-urlencoded decoding ('+' is a space); malformed escapes are kept as typed. */
-std::string PercentDecode(std::string_view text);
+/*
+ * application/x-www-form-urlencoded decoding ('+' is a space; plus_is_space false for a URL path,
+ * where it is a '+'); malformed escapes are kept as typed.
+ */
+std::string PercentDecode(std::string_view text, bool plus_is_space = true);
 
 } // namespace datavalue_export::cli

@@ -140,6 +140,29 @@ TEST(ResolveRequest, RejectsOtherEndpointsAndUnknownExtensions)
 	EXPECT_NE(UsageMessage("https://play.dhis2.org/", "").find("not DHIS2's"), std::string::npos);
 }
 
+TEST(ResolveRequest, CopiedUrlPathsAreDecodedAndMayEndInASlash)
+{
+	const std::string q = std::string("?") + kQuery;
+	/* A browser or DHIS2 log has the '+' of .adx+xml as %2B; in a path '+' is itself, never a space. */
+	EXPECT_EQ(ResolveRequest("https://play.dhis2.org/api/dataValueSets.adx%2Bxml" + q, "").format, "adx+xml");
+	EXPECT_EQ(ResolveRequest("/api/dataValueSets.adx%2bxml.gz" + q, "").compression, "gzip");
+	EXPECT_EQ(ResolveRequest("/api/dataValueSets/" + q, "").query, kQuery);
+	EXPECT_EQ(ResolveRequest("/api/dataValueSets.csv/" + q, "").format, "csv");
+	EXPECT_NE(UsageMessage("https://play.dhis2.org/api/" + q, "").find("not DHIS2's"), std::string::npos);
+}
+
+TEST(ResolveRequest, EmptyFormatAndCompressionAreTheDefault)
+{
+	/* The extension reads format= and compression= as their defaults: they name nothing to conflict with. */
+	const ResolvedRequest csv = ResolveRequest(std::string(kQuery) + "&format=&compression=", "out.csv.gz");
+	EXPECT_EQ(csv.format, "csv");
+	EXPECT_EQ(csv.compression, "gzip");
+	EXPECT_EQ(csv.query, std::string(kQuery) + "&format=csv&compression=gzip");
+	const ResolvedRequest json = ResolveRequest(std::string(kQuery) + "&compression=", "out.json");
+	EXPECT_EQ(json.compression, "none");
+	EXPECT_EQ(json.query, std::string(kQuery) + "&compression=&format=json");
+}
+
 TEST(SplitTarget, PathWithoutQueryAndQueryWithoutPath)
 {
 	FormatChoice choice;
@@ -163,6 +186,7 @@ TEST(PercentDecode, FormEncoding)
 	EXPECT_EQ(PercentDecode("a+b%2Bc%41"), "a b+cA");
 	EXPECT_EQ(PercentDecode("100%"), "100%");
 	EXPECT_EQ(PercentDecode("%zz%4"), "%zz%4");
+	EXPECT_EQ(PercentDecode("a+b%2Bc", false), "a+b+c");
 }
 
 } // namespace

@@ -23,6 +23,8 @@ import gzip
 import io
 import json
 import os
+import pathlib
+import pwd
 import re
 import select
 import shlex
@@ -32,6 +34,7 @@ import socket
 import stat
 import struct
 import subprocess
+import tempfile
 import termios
 import threading
 import time
@@ -247,6 +250,109 @@ def test_existing_file_keeps_its_mode_and_symlink(cli, db243, demo_query, tmp_pa
     assert sorted(os.listdir(tmp_path)) == ["link.json", "real.json"]
 
 
+def test_server_message_shows_control_characters(cli, db243):
+    """The server's message echoes the request: an escape sequence in it must not reach the terminal."""
+    proc = run_cli(cli, "-d", db243, "dataSet=pBOMPrpg1QX&period=202401&orgUnit=%1B%5D0%3Bpwned%07x")
+    assert proc.returncode == 4, proc.stderr
+    assert b"\x1b" not in proc.stderr and b"\x07" not in proc.stderr
+    assert b"\\x1B]0;pwned\\x07x" in proc.stderr, proc.stderr
+
+
+def test_dangling_symlink_is_written_through(cli, db243, demo_query, tmp_path):
+    """A link to a file that does not exist yet: the file is created where the link points, and the link stays."""
+    (tmp_path / "other").mkdir()
+    link = tmp_path / "link.json"
+    os.symlink("other/target.json", link)
+    proc = run_cli(cli, "-d", db243, demo_query, "-o", str(link))
+    assert proc.returncode == 0, proc.stderr
+    assert os.path.islink(link)
+    assert json.loads((tmp_path / "other" / "target.json").read_bytes())["dataValues"]
+
+
+def test_existing_file_keeps_its_owner_and_hard_links(cli, db243, demo_query, tmp_path):
+    """Run as root (a cron job writing a service's file): the file keeps its owner, and every hard link
+    to it sees the new document (a rename would leave the other names on the old file)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give a file to another owner")
+    nobody = pwd.getpwnam("nobody")
+    owned = tmp_path / "owned.json"
+    owned.write_bytes(b"old")
+    os.chown(owned, nobody.pw_uid, nobody.pw_gid)
+    os.chmod(owned, 0o600)
+    linked = tmp_path / "linked.json"
+    linked.write_bytes(b"old")
+    os.link(linked, tmp_path / "other-name.json")
+    for target in (owned, linked):
+        proc = run_cli(cli, "-d", db243, demo_query, "-o", str(target))
+        assert proc.returncode == 0, proc.stderr
+    st = owned.stat()
+    assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (nobody.pw_uid, nobody.pw_gid, 0o600)
+    assert json.loads(owned.read_bytes())["dataValues"]
+    assert (tmp_path / "other-name.json").read_bytes() == linked.read_bytes() != b"old"
+    assert sorted(os.listdir(tmp_path)) == ["linked.json", "other-name.json", "owned.json"]
+
+
+def test_read_only_file_is_refused_not_replaced(cli, db243, demo_query, tmp_path):
+    """As a shell's redirection: a user may not replace a file it cannot write (the folder being writable)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to run the CLI as another user")
+    nobody = pwd.getpwnam("nobody")
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="dve_cli_shared_"))  # pytest's own folders are root's 0700
+    os.chmod(folder, 0o777)
+    target = folder / "report.json"
+    target.write_bytes(b"keep me")
+    os.chown(target, nobody.pw_uid, nobody.pw_gid)
+    os.chmod(target, 0o444)
+
+    def as_nobody():
+        os.setgid(nobody.pw_gid)
+        os.setuid(nobody.pw_uid)
+    try:
+        proc = run_cli(cli, "-d", db243, demo_query, "-o", str(target), preexec_fn=as_nobody)
+        assert proc.returncode == 5, proc.stderr
+        assert b"cannot write" in proc.stderr
+        assert target.read_bytes() == b"keep me"
+        assert os.listdir(folder) == ["report.json"]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("name,fd", [("/dev/stdout", 1), ("/dev/stderr", 2), ("/proc/self/fd/1", 1)])
+def test_named_descriptor_is_appended_to_not_replaced(cli, db243, demo_query, tmp_path, name, fd):
+    """"-o /dev/stderr 2>>cron.log": the document goes where the descriptor points, after what the log
+    held (resolved to the log file and renamed over it, the log was lost)."""
+    log = tmp_path / "cron.log"
+    log.write_bytes(b"earlier lines\n")
+    with open(log, "ab") as appended, open(os.devnull, "wb") as null:
+        streams = {"stdout": appended if fd == 1 else null, "stderr": appended if fd == 2 else null}
+        proc = subprocess.run([cli, "-q", "-d", db243, demo_query, "-o", name], timeout=DEADLINE, **streams)
+    assert proc.returncode == 0
+    content = log.read_bytes()
+    assert content.startswith(b"earlier lines\n")
+    assert json.loads(content[len(b"earlier lines\n"):])["dataValues"]
+    assert os.listdir(tmp_path) == ["cron.log"]
+
+
+def test_signal_while_waiting_for_a_fifo_reader_is_a_cancel(cli, db243, demo_query, tmp_path):
+    """Opening a FIFO waits for its reader; a signal there is an interrupt (130), not an output error."""
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([cli, "-d", db243, demo_query, "-o", str(fifo)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        # Linux names the wait wait_for_partner (fs/pipe.c; fifo_open on older kernels).
+        wait_for(lambda: open("/proc/%d/wchan" % proc.pid).read() in ("wait_for_partner", "fifo_open"),
+                 "the CLI to wait in the FIFO's open")
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=DEADLINE)
+        assert proc.returncode == 130, stderr
+        assert b"interrupted: the export was cancelled; nothing was written to" in stderr
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 @pytest.mark.parametrize("closed", [1, 2])
 def test_closed_standard_descriptor_is_not_reused(cli, db243, demo_query, tmp_path, closed):
     """With stdout or stderr closed, neither the connection nor the output file may take its number."""
@@ -417,7 +523,8 @@ def test_terminated_backend_exits_3(cli, db243, conn243, demo_query, tmp_path):
 
 
 @pytest.mark.parametrize("signo,status,word", [(signal.SIGINT, 130, "interrupted"),
-                                               (signal.SIGTERM, 143, "terminated")])
+                                               (signal.SIGTERM, 143, "terminated"),
+                                               (signal.SIGHUP, 129, "hung up")])
 def test_signal_cancels_the_server_and_removes_the_temporary_file(cli, db243, conn243, demo_query, tmp_path,
                                                                    signo, status, word):
     out = tmp_path / "out.json"
@@ -467,6 +574,79 @@ def test_signal_while_connecting_exits_at_once(cli, tmp_path, signo, status):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+class CancelSwallowingProxy:
+    """A Unix socket in front of the server: the first connection (the export's) is passed through, every
+    later one (a cancel request) is accepted and then left unanswered, as by a server behind a dead link."""
+
+    def __init__(self, folder, port):
+        self.path = os.path.join(folder, ".s.PGSQL.%d" % port)
+        self.upstream = os.path.join(os.environ["PGHOST"], ".s.PGSQL.%s" % os.environ.get("PGPORT", "5432"))
+        self.listener = socket.socket(socket.AF_UNIX)
+        self.listener.bind(self.path)
+        self.listener.listen(4)
+        self.held = []
+        self.cancel_arrived = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _pump(self, source, sink):
+        with contextlib.suppress(OSError):
+            while True:
+                data = source.recv(1 << 16)
+                if not data:
+                    break
+                sink.sendall(data)
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+
+    def _serve(self):
+        with contextlib.suppress(OSError):
+            client, _ = self.listener.accept()
+            server = socket.socket(socket.AF_UNIX)
+            server.connect(self.upstream)
+            self.held += [client, server]
+            threading.Thread(target=self._pump, args=(client, server), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client), daemon=True).start()
+            while True:
+                cancel, _ = self.listener.accept()
+                self.held.append(cancel)
+                self.cancel_arrived.set()
+
+    def close(self):
+        for s in self.held + [self.listener]:
+            with contextlib.suppress(OSError):
+                s.close()
+
+
+def test_second_signal_exits_while_the_cancel_request_hangs(cli, db243, conn243, demo_query, tmp_path):
+    """The first Ctrl-C sends a cancel request that the server never answers (the proxy swallows it): the
+    second one must still exit at once (it was blocked while the first one's handler waited)."""
+    sockets = tmp_path / "sockets"
+    sockets.mkdir()
+    proxy = CancelSwallowingProxy(str(sockets), 5999)
+    app = unique_app()
+    out = tmp_path / "out.json"
+    try:
+        with datavalue_locked(db243):
+            proc = subprocess.Popen([cli, "-h", str(sockets), "-p", "5999", "-d", db243, demo_query, "-o", str(out)],
+                                    env=dict(os.environ, PGAPPNAME=app), stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE)
+            try:
+                wait_for(lambda: (backend_state(conn243, app) or (None, None))[1] == "Lock", "the export to wait")
+                proc.send_signal(signal.SIGINT)
+                assert proxy.cancel_arrived.wait(DEADLINE), "no cancel request reached the proxy"
+                assert proc.poll() is None  # still waiting for the cancel's answer
+                proc.send_signal(signal.SIGINT)
+                _, stderr = proc.communicate(timeout=DEADLINE)
+                assert proc.returncode == 130, stderr
+                assert os.listdir(tmp_path) == ["sockets"], "the temporary file was left behind"
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+    finally:
+        proxy.close()
 
 
 def test_sigint_while_blocked_on_a_full_stdout_pipe(cli, db243, conn243, demo_query):
