@@ -257,6 +257,7 @@ class Output {
 			}
 			data += written;
 			size -= static_cast<size_t>(written);
+			written_ += static_cast<uint64_t>(written);
 		}
 		return true;
 	}
@@ -330,6 +331,8 @@ class Output {
 	}
 
 	std::string Shown() const { return path_.empty() ? "standard output" : path_; }
+	/* Bytes the output took, a write cut short by a signal included. */
+	uint64_t Written() const { return written_; }
 	/* Standard output, a device or a FIFO: what was written stays, whatever happens next. */
 	bool WritesInPlace() const { return path_.empty() || direct_; }
 
@@ -420,6 +423,7 @@ class Output {
 	int fd_ = -1;
 	bool direct_ = false;        /* a device, FIFO or open descriptor, written in place */
 	bool copy_in_place_ = false; /* a file with other hard links: the finished document is copied into it */
+	uint64_t written_ = 0;
 	std::string path_;
 	std::string directory_;
 	std::string temp_;
@@ -870,7 +874,7 @@ class Export {
 		const char *what = g_signal == SIGTERM ? "terminated" : g_signal == SIGHUP ? "hung up" : "interrupted";
 		Complain(std::string(what) + ": the export was cancelled" +
 		         (!output_.WritesInPlace() ? "; no output file was written"
-		          : bytes_ > 0             ? "; " + output_.Shown() + " holds an incomplete document"
+		          : output_.Written() > 0  ? "; " + output_.Shown() + " holds an incomplete document"
 		                                   : "; nothing was written to " + output_.Shown()));
 		return StatusForSignal(g_signal);
 	}
