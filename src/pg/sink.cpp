@@ -216,7 +216,7 @@ RejectUnsupportedCopyOptions(List *options)
 		if (strcmp(option->defname, "format") == 0 && strcmp(defGetString(option), "binary") == 0)
 			ereport(ERROR,
 			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("an export cannot be copied in binary format"),
-			         errhint("Leave out FORMAT binary: the export writes its own JSON or CSV bytes.")));
+			         errhint("Leave out FORMAT binary: the export writes its own document bytes.")));
 		else if (strcmp(option->defname, "header") == 0 &&
 		         !(option->arg != nullptr && IsA(option->arg, String) &&
 		           pg_strcasecmp(strVal(option->arg), "match") == 0) &&
@@ -794,8 +794,9 @@ OpenSink(FunctionCallInfo fcinfo, ExportSession *session)
 			                         "SELECT export_...(...); any other query gets text rows, which cannot carry "
 			                         "compressed bytes.")
 			             : errdetail("A plain SELECT returns text rows, which cannot carry compressed bytes."),
-			         errhint("Run it as COPY (SELECT export_datavalues_json(..., compression => 'gzip')) TO "
-			                 "STDOUT, or psql's \\copy.")));
+			         errhint("Run it as COPY (SELECT export_datavalues_json(..., compression => '%s')) TO "
+			                 "STDOUT, or psql's \\copy.",
+			                 plan.zip ? "zip" : "gzip")));
 	}
 	if (plan.gzip)
 		DVE_CORE(state->out.gzip = std::make_unique<core::CompressionThread>(
