@@ -639,8 +639,9 @@ class Progress {
 			return;
 		const char *params[1] = {pid_.c_str()};
 		Result result(PQexecParams(monitor_.get(),
-		                           "SELECT tuples_processed FROM pg_stat_progress_copy WHERE pid = $1::int", 1, nullptr,
-		                           params, nullptr, nullptr, 0));
+		                           "SELECT tuples_processed, bytes_processed FROM pg_stat_progress_copy "
+		                           "WHERE pid = $1::int",
+		                           1, nullptr, params, nullptr, nullptr, 0));
 		if (PQresultStatus(result.get()) != PGRES_TUPLES_OK) {
 			monitor_.reset(); /* e.g. the server went away: carry on with bytes */
 			return;
@@ -654,7 +655,8 @@ class Progress {
 			snapshot_.values.reset();
 			monitor_.reset();
 		} else {
-			snapshot_.values = std::atoll(PQgetvalue(result.get(), 0, 0));
+			snapshot_.values = ValuesReceived(std::atoll(PQgetvalue(result.get(), 0, 0)),
+			                                  std::atoll(PQgetvalue(result.get(), 0, 1)), snapshot_.bytes);
 		}
 	}
 
@@ -663,8 +665,8 @@ class Progress {
 		if (!Enabled())
 			return;
 		last_draw_ = Clock::now();
-		PollValues();
 		snapshot_.bytes = bytes;
+		PollValues();
 		snapshot_.elapsed_seconds = SecondsSince(started_);
 		if (mode_ == ProgressMode::kBar) {
 			struct winsize size = {};

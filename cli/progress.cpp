@@ -50,6 +50,15 @@ EtaField(const ProgressSnapshot &snapshot)
 
 } // namespace
 
+int64_t
+ValuesReceived(int64_t values_sent, int64_t bytes_sent, uint64_t bytes_received)
+{
+	if (values_sent <= 0 || bytes_sent <= 0 || bytes_received >= static_cast<uint64_t>(bytes_sent))
+		return values_sent;
+	return static_cast<int64_t>(static_cast<double>(values_sent) * static_cast<double>(bytes_received) /
+	                            static_cast<double>(bytes_sent));
+}
+
 std::string
 FormatCount(int64_t count)
 {

@@ -6,7 +6,8 @@
  * Where the numbers come from (filled in by the caller):
  *   bytes     counted by the client as it writes them: exact;
  *   values    tuples_processed of the export's row in pg_stat_progress_copy (the extension
- *             updates it with every CopyData message it sends); absent when not readable;
+ *             updates it with every CopyData message it sends), scaled to the bytes that have
+ *             arrived (ValuesReceived); absent when not readable;
  *   estimate  pg_class.reltuples of datavalue, the planner's row count of the whole table. No
  *             export has more values than the table has rows, so the bar and the ETA are upper
  *             bounds that are close for full exports and pessimistic for selective ones; shown
@@ -27,6 +28,14 @@ struct ProgressSnapshot {
 	std::optional<int64_t> values;
 	std::optional<int64_t> estimate;
 };
+
+/*
+ * The values that have reached this client: the server counts what it has sent, and megabytes of
+ * it may still sit in socket buffers (a slow reader of the output holds them there), so its count
+ * is scaled by the share of its sent bytes (bytes_processed) that arrived. Sent bytes carry sent
+ * values in proportion closely enough for a progress bar.
+ */
+int64_t ValuesReceived(int64_t values_sent, int64_t bytes_sent, uint64_t bytes_received);
 
 /* 1234567 -> "1,234,567". */
 std::string FormatCount(int64_t count);

@@ -119,6 +119,17 @@ TEST(Format, CountsBytesDurations)
 	EXPECT_EQ(FormatDuration(3723), "1:02:03");
 }
 
+TEST(Progress, ValuesCountWhatHasArrived)
+{
+	/* 10,000 values in 1 MB sent, 250 kB of it arrived (the rest in socket buffers): about 2,500 values. */
+	EXPECT_EQ(ValuesReceived(10000, 1000000, 250000), 2500);
+	EXPECT_EQ(ValuesReceived(10000, 1000000, 1000000), 10000);
+	/* More arrived than the last progress update said was sent (updates lag): the server's count. */
+	EXPECT_EQ(ValuesReceived(10000, 1000000, 1200000), 10000);
+	EXPECT_EQ(ValuesReceived(0, 0, 500), 0);
+	EXPECT_EQ(ValuesReceived(10000, 0, 0), 10000);
+}
+
 TEST(Progress, EtaAtTheAverageRate)
 {
 	ProgressSnapshot s;
