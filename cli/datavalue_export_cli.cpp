@@ -159,16 +159,8 @@ class Output {
 		 * a copy of it: resolved to the file behind it and renamed over, "-o /dev/stderr 2>>log"
 		 * would replace the log it appends to.
 		 */
-		if (const std::optional<int> descriptor = NamedDescriptor(path)) {
-			fd_ = fcntl(*descriptor, F_DUPFD_CLOEXEC, 3);
-			if (fd_ < 0) {
-				error = Errno("could not open", path);
-				return false;
-			}
-			path_ = path;
-			direct_ = true;
-			return true;
-		}
+		if (const std::optional<int> descriptor = NamedDescriptor(path))
+			return OpenDirect(path, fcntl(*descriptor, F_DUPFD_CLOEXEC, 3), error);
 		path = FollowLinks(path);
 		struct stat st;
 		const bool exists = stat(path.c_str(), &st) == 0;
@@ -176,17 +168,9 @@ class Output {
 			error = "output \"" + path + "\" is a directory";
 			return false;
 		}
-		if (exists && !S_ISREG(st.st_mode)) {
-			/* A device or FIFO (/dev/null, a pipe's reader) is written as it is: a rename would replace it. */
-			fd_ = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-			if (fd_ < 0) {
-				error = Errno("could not open", path);
-				return false;
-			}
-			path_ = path;
-			direct_ = true;
-			return true;
-		}
+		/* A device or FIFO (/dev/null, a pipe's reader) is written as it is: a rename would replace it. */
+		if (exists && !S_ISREG(st.st_mode))
+			return OpenDirect(path, open(path.c_str(), O_WRONLY | O_CLOEXEC), error);
 		/* As a shell's redirection would: a file this user may not write is refused, not replaced. */
 		if (exists && access(path.c_str(), W_OK) != 0) {
 			error = Errno("cannot write", path);
@@ -337,6 +321,19 @@ class Output {
 	bool WritesInPlace() const { return path_.empty() || direct_; }
 
   private:
+	/* Write to fd (just opened for path, or -1 with errno set) in place, with no temporary file. */
+	bool OpenDirect(const std::string &path, int fd, std::string &error)
+	{
+		if (fd < 0) {
+			error = Errno("could not open", path);
+			return false;
+		}
+		fd_ = fd;
+		path_ = path;
+		direct_ = true;
+		return true;
+	}
+
 	/* The descriptor a /dev/stderr, /dev/fd/N or /proc/self/fd/N path names. */
 	static std::optional<int> NamedDescriptor(const std::string &path)
 	{
