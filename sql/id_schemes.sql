@@ -47,6 +47,23 @@ SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202402}',
 SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
                               data_element_id_scheme => 'attribute:NoSuchAttr1');
 
+-- A page ("limit") is checked on its own values, as DHIS2 encodes only what it returns: the
+-- first and third values' org unit has a code, the second's (DiszpKrYNg8) none.
+SELECT export_datavalues_csv(data_set => '{pBOMPrpg1QX,MalariaWk01,Population0}', start_date => '1900-01-01',
+                             end_date => '2100-12-31', org_unit => '{ImspTQPwCqd}', children => true,
+                             org_unit_id_scheme => 'CODE', "limit" => 1);
+SELECT export_datavalues_csv(data_set => '{pBOMPrpg1QX,MalariaWk01,Population0}', start_date => '1900-01-01',
+                             end_date => '2100-12-31', org_unit => '{ImspTQPwCqd}', children => true,
+                             org_unit_id_scheme => 'CODE', "limit" => 1, "offset" => 2);
+-- ERROR E8202
+SELECT export_datavalues_csv(data_set => '{pBOMPrpg1QX,MalariaWk01,Population0}', start_date => '1900-01-01',
+                             end_date => '2100-12-31', org_unit => '{ImspTQPwCqd}', children => true,
+                             org_unit_id_scheme => 'CODE', "limit" => 2);
+-- ERROR E8202: an unordered page streams as it reads, so the whole result is checked first.
+SELECT export_datavalues_csv(data_set => '{pBOMPrpg1QX,MalariaWk01,Population0}', start_date => '1900-01-01',
+                             end_date => '2100-12-31', org_unit => '{ImspTQPwCqd}', children => true,
+                             org_unit_id_scheme => 'CODE', "limit" => 1, "order" => 'none');
+
 -- Invalid schemes.
 SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
                               id_scheme => 'uuid');

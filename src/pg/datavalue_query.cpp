@@ -727,6 +727,19 @@ ProfileDataValues(ExportSession *session)
 			DVE_CORE((*used_undefined)[kinds_checked[i]].push_back(id));
 		}
 	}
+	/*
+	 * An ordered page checks the ids of its own rows once it has them (ordering.cpp), before any
+	 * output; the request's own checks (E8200 for the header) come now, with no values.
+	 */
+	bool any_used_undefined = false;
+	for (const std::vector<int64_t> &ids : *used_undefined)
+		any_used_undefined |= !ids.empty();
+	if (any_used_undefined && plan.request.limit && !plan.unordered && plan.request.format != core::Format::kAdx) {
+		const std::vector<int64_t> none[core::kIdKindCount];
+		DVE_CORE(core::CheckIdentifiersDefined(plan, state->metadata, none));
+		state->check_page_identifiers = true;
+		return;
+	}
 	DVE_CORE(core::CheckIdentifiersDefined(plan, state->metadata, *used_undefined));
 }
 

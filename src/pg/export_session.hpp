@@ -185,6 +185,12 @@ struct ExportState {
 	SinkBuffers out;
 	/* Objects rows reference whose identifier is undefined under the output scheme, per IdKind (profile). */
 	std::vector<int64_t> used_undefined[core::kIdKindCount];
+	/*
+	 * A page ("limit") of an ordered export uses ids without a value under their scheme somewhere
+	 * in the whole result (used_undefined): whether that is E8201-E8203 depends on the page's own
+	 * rows, as DHIS2 encodes only what it returns. Decided in ordering.cpp before any output.
+	 */
+	bool check_page_identifiers = false;
 	/* Rows left out because an id has no metadata row (core::StagedDecode::kNoMetadata). */
 	uint64_t rows_without_metadata = 0;
 	/*

@@ -11,6 +11,8 @@
  * May ereport.
  * SPDX-License-Identifier: PostgreSQL
  */
+#include <algorithm>
+
 /* Core headers first: they refuse to follow PostgreSQL headers. */
 #include "pg/export_session.hpp"
 #include "pg/boundary.hpp"
@@ -139,6 +141,55 @@ TakeNextSorted(Ordering *ordering)
 	if (ordering->rows_left > 0)
 		ordering->rows_left--;
 	return true;
+}
+
+/*
+ * A page that is not kept in memory (an offset + limit too large for it) streams its rows as it
+ * merges: its ids are checked as the whole result's were (E8201-E8203), before any output. May ereport.
+ */
+void
+CheckWholeResultIdentifiers(ExportSession *session)
+{
+	ExportState *state = session->state;
+	if (!state->check_page_identifiers)
+		return;
+	state->check_page_identifiers = false;
+	DVE_CORE(core::CheckIdentifiersDefined(state->plan, state->metadata, state->used_undefined));
+}
+
+/*
+ * E8201-E8203 for the rows of a page kept in memory (TopRows, finished): only the ids it
+ * writes count, as DHIS2 encodes only the values it returns. May ereport.
+ */
+void
+CheckPageIdentifiers(ExportSession *session, const core::TopRows &top)
+{
+	ExportState *state = session->state;
+	if (!state->check_page_identifiers)
+		return;
+	state->check_page_identifiers = false;
+	const Ordering *ordering = &state->ordering;
+	const size_t first = static_cast<size_t>(Min(ordering->rows_to_skip, static_cast<uint64_t>(top.Size())));
+	const size_t last =
+	    ordering->rows_left < 0 ? top.Size() : Min(top.Size(), first + static_cast<size_t>(ordering->rows_left));
+	DVE_CORE({
+		std::vector<int64_t> used[core::kIdKindCount];
+		for (size_t i = first; i < last; i++) {
+			const core::DataValueRow row = core::DecodeRow(top.Record(i).data());
+			for (size_t k = 0; k < core::kIdKindCount; k++) {
+				if (static_cast<core::IdKind>(k) == core::IdKind::kPeriod) /* never checked (ProfileDataValues) */
+					continue;
+				const core::Identifier &object = state->metadata.objects[k][row.ids[k]];
+				if (!object.text)
+					used[k].push_back(object.id);
+			}
+		}
+		for (std::vector<int64_t> &ids : used) {
+			std::sort(ids.begin(), ids.end());
+			ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+		}
+		core::CheckIdentifiersDefined(state->plan, state->metadata, used);
+	});
 }
 
 /* Append one sorted row, honouring offset and limit; flushes as needed. May ereport. */
@@ -586,6 +637,7 @@ StartOrdering(ExportSession *session)
 			return;
 		}
 	}
+	CheckWholeResultIdentifiers(session);
 	DVE_CORE(ordering->sorter = std::make_unique<core::RowSorter>(core::PlanSortKey(state->plan.order), run_bytes));
 	/* A full ordered scan hands its tuples to the stager undecoded, deleted ones too (datavalue_query.cpp). */
 	ordering->staging = true;
@@ -603,6 +655,7 @@ AddToOrdering(ExportSession *session, const core::DataValueRow &row)
 		if (ordering->top->Bytes() <= run_bytes)
 			return;
 		/* Very large rows: the kept rows outgrew the budget; sort them with the rest in runs. */
+		CheckWholeResultIdentifiers(session);
 		DVE_CORE(ordering->sorter = std::make_unique<core::RowSorter>(ordering->top->Plan(), run_bytes));
 		for (size_t i = 0; i < ordering->top->Size(); i++) {
 			DVE_CORE(ordering->sorter->Add(ordering->top->Row(i)));
@@ -638,6 +691,7 @@ FinishOrdering(ExportSession *session)
 	if (ordering->top) {
 		DVE_CORE(ordering->top->Finish());
 		const core::TopRows *top = ordering->top.get();
+		CheckPageIdentifiers(session, *top);
 		EmitInMemory(session, top->Size(), [top](size_t i) { return top->Record(i); });
 		DVE_CORE(ordering->top.reset());
 	} else
