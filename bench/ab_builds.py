@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """
 bench/ab_builds.py
-    A paired A/B of library builds on one ordered export: wall time and the backend's CPU time.
+    A paired A/B of library builds on one export (ordered unless --order): wall time and the backend's CPU time.
 
 On a noisy machine (this project's 2-core VM ran the same export at two speeds on some days) a
 change of a few percent shows only when the builds alternate in the same minutes. For each round
@@ -17,6 +17,7 @@ machine's speed drifts by a third over minutes, and a ratio within one round dri
     sudo python3 bench/ab_builds.py bench_1000000 /tmp/before.so /tmp/after.so
     sudo python3 bench/ab_builds.py --rounds 4 --per 2 bench_10000000 /tmp/before.so /tmp/after.so
     sudo python3 bench/ab_builds.py --set "SET datavalue_export.sort_run_memory = '256MB'" ...
+    sudo python3 bench/ab_builds.py --order none bench_1000000 /tmp/before.so /tmp/after.so
     sudo python3 bench/ab_builds.py --start 2024-01-01 --end 2024-12-31 bench_1000000 \
         /tmp/after.so "/tmp/after.so::SET datavalue_export.direct_heap_scan = off"
 
@@ -59,7 +60,7 @@ def cpu_ms(pid):
     return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf("SC_CLK_TCK")
 
 
-def measure(dbname, per, settings, start, end):
+def measure(dbname, per, settings, start, end, order):
     conn = psycopg2.connect(dbname=dbname)
     conn.autocommit = True
     cur = conn.cursor()
@@ -73,8 +74,8 @@ def measure(dbname, per, settings, start, end):
     copy = cur.mogrify(
         "COPY (SELECT export_datavalues_json(data_set => %s, start_date => %s::date, "
         "end_date => %s::date, org_unit => ARRAY[(SELECT uid FROM organisationunit "
-        "WHERE parentid IS NULL ORDER BY uid LIMIT 1)], children => true)) TO STDOUT",
-        (data_sets, start, end)).decode()
+        "WHERE parentid IS NULL ORDER BY uid LIMIT 1)], children => true, \"order\" => %s)) TO STDOUT",
+        (data_sets, start, end, order)).decode()
     samples = []
     with open(os.devnull, "w") as sink:
         cur.copy_expert(copy, sink)  # untimed: caches and the first plan
@@ -94,6 +95,7 @@ def main():
     parser.add_argument("--set", dest="setting", help="an SQL statement run first in each session")
     parser.add_argument("--start", default="2009-12-28", help="the request's start date (default: every period)")
     parser.add_argument("--end", default="2027-01-10", help="the request's end date")
+    parser.add_argument("--order", help="the export's order parameter, e.g. none (default: DHIS2's order)")
     parser.add_argument("dbname")
     parser.add_argument("libraries", nargs="+", help="builds to compare, each LIBRARY or LIBRARY::SQL")
     args = parser.parse_args()
@@ -113,7 +115,7 @@ def main():
                 library, _, setting = lib.partition("::")
                 install(library, target)
                 restart()
-                samples = measure(args.dbname, args.per, [args.setting, setting], args.start, args.end)
+                samples = measure(args.dbname, args.per, [args.setting, setting], args.start, args.end, args.order)
                 results[lib] += samples
                 walls[lib] = statistics.median(w for w, _ in samples)
             rounds.append(walls)
