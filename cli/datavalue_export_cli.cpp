@@ -276,8 +276,13 @@ class Output {
 			return false;
 		}
 		if (copy_in_place_) {
-			if (!CopyInto(temp_, path_, error))
+			if (!CopyInto(temp_, path_, error)) {
+				/* The target may be cut short now: the complete document stays where it is. */
+				error += "; the complete document is in \"" + temp_ + "\"";
+				temp_.clear();
+				g_temp_path[0] = '\0';
 				return false;
+			}
 			unlink(temp_.c_str());
 			temp_.clear();
 			g_temp_path[0] = '\0';

@@ -292,6 +292,30 @@ def test_existing_file_keeps_its_owner_and_hard_links(cli, db243, demo_query, tm
     assert sorted(os.listdir(tmp_path)) == ["linked.json", "other-name.json", "owned.json"]
 
 
+def test_hard_linked_file_that_cannot_take_the_copy_keeps_the_document(cli, db243, demo_query, tmp_path):
+    """A hard-linked file is overwritten in place at the end; when that copy fails (the disk fills: the
+    temporary file and the copy need the space twice), the complete document is kept and named."""
+    want = psql_copy_query(db243, demo_query)
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    size = len(want) * 3 // 2  # room for the temporary file, not for a second copy
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%d" % size, "tmpfs", str(disk)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        target = disk / "linked.json"
+        target.write_bytes(b"old")
+        os.link(target, disk / "other-name.json")
+        proc = run_cli(cli, "-d", db243, demo_query, "-o", str(target))
+        assert proc.returncode == 5, proc.stderr
+        kept = re.search(rb'the complete document is in "([^"]+)"', proc.stderr)
+        assert kept, proc.stderr
+        with open(kept.group(1), "rb") as f:
+            assert f.read() == want
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
+
+
 def test_read_only_file_is_refused_not_replaced(cli, db243, demo_query, tmp_path):
     """As a shell's redirection: a user may not replace a file it cannot write (the folder being writable)."""
     if os.geteuid() != 0:
