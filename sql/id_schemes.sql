@@ -64,6 +64,19 @@ SELECT export_datavalues_csv(data_set => '{pBOMPrpg1QX,MalariaWk01,Population0}'
                              end_date => '2100-12-31', org_unit => '{ImspTQPwCqd}', children => true,
                              org_unit_id_scheme => 'CODE', "limit" => 1, "order" => 'none');
 
+-- ... and hoists into the header the org unit its own values share, and the AOC of a one-value
+-- page (DHIS2 detects both on what it returns); an empty page hoists nothing.
+CREATE FUNCTION page_header(lim bigint, off bigint, fmt text DEFAULT 'json') RETURNS text LANGUAGE sql AS $$
+  SELECT left(string_agg(c, ''), 120) FROM export_datavalues('dataSet=pBOMPrpg1QX&dataSet=MalariaWk01'
+    '&dataSet=Population0&startDate=1900-01-01&endDate=2100-12-31&orgUnit=ImspTQPwCqd&children=true'
+    '&orgUnitIdScheme=CODE&attributeOptionComboIdScheme=CODE&format=' || fmt || '&limit=' || lim || '&offset=' || off) c
+$$;
+SELECT page_header(1, 0);
+SELECT page_header(2, 2);
+SELECT page_header(0, 0);
+SELECT page_header(2, 2, 'xml');
+DROP FUNCTION page_header(bigint, bigint, text);
+
 -- Invalid schemes.
 SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
                               id_scheme => 'uuid');

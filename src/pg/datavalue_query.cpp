@@ -705,7 +705,13 @@ ProfileDataValues(ExportSession *session)
 	const int64 max_ou = GetInt64(tuple, 3);
 	const int64 min_aoc = GetInt64(tuple, 4);
 
-	/* DHIS2 decides on the returned values; with limit/offset this profiles the unpaged set. */
+	/*
+	 * DHIS2 decides on the returned values. An ordered page kept in memory decides on its own
+	 * (ordering.cpp); any other page on the unpaged set profiled here.
+	 */
+	state->header_from_page = plan.request.limit && !plan.unordered && plan.style == core::Style::k243 &&
+	                          core::CarriesHeader(plan.request.format) &&
+	                          (!plan.org_unit_scheme.IsUid() || !plan.attribute_option_combo_scheme.IsUid());
 	state->metadata.result_is_empty = count == 0;
 	if (count > 0 && min_ou == max_ou)
 		state->metadata.detected_org_unit_id = min_ou;
@@ -889,8 +895,10 @@ RunDataValueQuery(ExportSession *session)
 {
 	ExportState *state = session->state;
 	/* "limit" => 0: an empty page, without reading (and sorting) every row for it. */
-	if (NothingCanMatch(state) || (state->plan.request.limit && *state->plan.request.limit == 0))
+	if (NothingCanMatch(state) || (state->plan.request.limit && *state->plan.request.limit == 0)) {
+		BeginEmptyPage(session);
 		return;
+	}
 	/* Ordered exports sort in C++ (ordering.cpp): the queries never sort and never join. */
 	if (state->plan.unordered) {
 		ExecuteRowQuery(session, nullptr);

@@ -94,7 +94,7 @@ RunExport(FunctionCallInfo fcinfo, ExportSession *session)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	ResolveMetadata(session);
-	DVE_CORE(state->document.writer->Begin(state->out.text));
+	BeginDocument(session); /* or, for a page that decides its header, once the page is known */
 	StreamDataValues(session);
 	DVE_CORE(state->document.writer->End(state->out.text));
 	FlushText(session, true);

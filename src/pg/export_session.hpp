@@ -191,6 +191,12 @@ struct ExportState {
 	 * rows, as DHIS2 encodes only what it returns. Decided in ordering.cpp before any output.
 	 */
 	bool check_page_identifiers = false;
+	/*
+	 * The same page under a non-UID org unit or AOC scheme: DHIS2 hoists the org unit common to
+	 * the values it returns, and the AOC of a one-value result, so the document begins once the
+	 * page is known (ordering.cpp BeginPage).
+	 */
+	bool header_from_page = false;
 	/* Rows left out because an id has no metadata row (core::StagedDecode::kNoMetadata). */
 	uint64_t rows_without_metadata = 0;
 	/*
@@ -262,6 +268,8 @@ void ProfileDataValues(ExportSession *session);
 void StreamDataValues(ExportSession *session);
 
 /* ordering.cpp */
+void BeginDocument(ExportSession *session);
+void BeginEmptyPage(ExportSession *session);
 void StartOrdering(ExportSession *session);
 void AddToOrdering(ExportSession *session, const core::DataValueRow &row);
 void AddEncodedToOrdering(ExportSession *session, const core::EncodedRows &rows);

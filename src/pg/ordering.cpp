@@ -143,39 +143,54 @@ TakeNextSorted(Ordering *ordering)
 	return true;
 }
 
-/*
- * A page that is not kept in memory (an offset + limit too large for it) streams its rows as it
- * merges: its ids are checked as the whole result's were (E8201-E8203), before any output. May ereport.
- */
+/* The rows of a finished page kept in memory that the document writes: [first, last) of top. */
 void
-CheckWholeResultIdentifiers(ExportSession *session)
+PageRange(const Ordering *ordering, const core::TopRows &top, size_t *first, size_t *last)
 {
-	ExportState *state = session->state;
-	if (!state->check_page_identifiers)
-		return;
-	state->check_page_identifiers = false;
-	DVE_CORE(core::CheckIdentifiersDefined(state->plan, state->metadata, state->used_undefined));
+	*first = static_cast<size_t>(Min(ordering->rows_to_skip, static_cast<uint64_t>(top.Size())));
+	*last = ordering->rows_left < 0 ? top.Size() : Min(top.Size(), *first + static_cast<size_t>(ordering->rows_left));
 }
 
 /*
- * E8201-E8203 for the rows of a page kept in memory (TopRows, finished): only the ids it
- * writes count, as DHIS2 encodes only the values it returns. May ereport.
+ * A page that is not kept in memory (an offset + limit too large for it) streams its rows as it
+ * merges: it is checked (E8201-E8203) and begins its document as the whole result decides,
+ * before any output. May ereport.
  */
 void
-CheckPageIdentifiers(ExportSession *session, const core::TopRows &top)
+BeginUnpagedDocument(ExportSession *session)
 {
 	ExportState *state = session->state;
-	if (!state->check_page_identifiers)
+	if (state->check_page_identifiers) {
+		state->check_page_identifiers = false;
+		DVE_CORE(core::CheckIdentifiersDefined(state->plan, state->metadata, state->used_undefined));
+	}
+	if (state->header_from_page) {
+		state->header_from_page = false;
+		DVE_CORE(state->document.writer->Begin(state->out.text));
+	}
+}
+
+/*
+ * A finished page kept in memory (top; none for an empty one), before any of it is written: its
+ * own values decide E8201-E8203 (only the ids it writes count) and the hoisted org unit and AOC,
+ * as DHIS2 encodes only what it returns. The header is rebuilt with the page's detection; the id
+ * maps stay (the same objects in the same order). May ereport.
+ */
+void
+BeginPage(ExportSession *session, const core::TopRows *top)
+{
+	ExportState *state = session->state;
+	if (!state->check_page_identifiers && !state->header_from_page)
 		return;
-	state->check_page_identifiers = false;
-	const Ordering *ordering = &state->ordering;
-	const size_t first = static_cast<size_t>(Min(ordering->rows_to_skip, static_cast<uint64_t>(top.Size())));
-	const size_t last =
-	    ordering->rows_left < 0 ? top.Size() : Min(top.Size(), first + static_cast<size_t>(ordering->rows_left));
+	size_t first = 0, last = 0;
+	if (top != nullptr)
+		PageRange(&state->ordering, *top, &first, &last);
 	DVE_CORE({
 		std::vector<int64_t> used[core::kIdKindCount];
+		std::optional<int64_t> org_unit, attribute_option_combo;
+		bool one_org_unit = true;
 		for (size_t i = first; i < last; i++) {
-			const core::DataValueRow row = core::DecodeRow(top.Record(i).data());
+			const core::DataValueRow row = core::DecodeRow(top->Record(i).data());
 			for (size_t k = 0; k < core::kIdKindCount; k++) {
 				if (static_cast<core::IdKind>(k) == core::IdKind::kPeriod) /* never checked (ProfileDataValues) */
 					continue;
@@ -183,14 +198,56 @@ CheckPageIdentifiers(ExportSession *session, const core::TopRows &top)
 				if (!object.text)
 					used[k].push_back(object.id);
 			}
+			const int64_t ou = state->metadata
+			                       .objects[static_cast<size_t>(core::IdKind::kOrgUnit)]
+			                               [row.ids[static_cast<size_t>(core::IdKind::kOrgUnit)]]
+			                       .id;
+			one_org_unit = one_org_unit && (!org_unit || *org_unit == ou);
+			org_unit = ou;
+			attribute_option_combo = state->metadata
+			                             .objects[static_cast<size_t>(core::IdKind::kAttributeOptionCombo)]
+			                                     [row.ids[static_cast<size_t>(core::IdKind::kAttributeOptionCombo)]]
+			                             .id;
 		}
-		for (std::vector<int64_t> &ids : used) {
-			std::sort(ids.begin(), ids.end());
-			ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+		if (state->check_page_identifiers) {
+			state->check_page_identifiers = false;
+			for (std::vector<int64_t> &ids : used) {
+				std::sort(ids.begin(), ids.end());
+				ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+			}
+			core::CheckIdentifiersDefined(state->plan, state->metadata, used);
 		}
-		core::CheckIdentifiersDefined(state->plan, state->metadata, used);
+		if (state->header_from_page) {
+			state->header_from_page = false;
+			core::ResolvedMetadata &metadata = state->metadata;
+			metadata.result_is_empty = last == first;
+			metadata.detected_org_unit_id = one_org_unit ? org_unit : std::nullopt;
+			metadata.detected_attribute_option_combo_id =
+			    last - first == 1 ? attribute_option_combo : std::optional<int64_t>();
+			state->document.writer = core::PrepareDocument(state->plan, metadata).writer;
+			state->document.writer->Begin(state->out.text);
+		}
 	});
 }
+
+} // namespace
+
+/* The document's start, unless a page kept in memory decides its header (BeginPage). May ereport. */
+void
+BeginDocument(ExportSession *session)
+{
+	if (!session->state->header_from_page)
+		DVE_CORE(session->state->document.writer->Begin(session->state->out.text));
+}
+
+/* A page known to be empty without reading ("limit" => 0). May ereport. */
+void
+BeginEmptyPage(ExportSession *session)
+{
+	BeginPage(session, nullptr);
+}
+
+namespace {
 
 /* Append one sorted row, honouring offset and limit; flushes as needed. May ereport. */
 void
@@ -637,7 +694,7 @@ StartOrdering(ExportSession *session)
 			return;
 		}
 	}
-	CheckWholeResultIdentifiers(session);
+	BeginUnpagedDocument(session);
 	DVE_CORE(ordering->sorter = std::make_unique<core::RowSorter>(core::PlanSortKey(state->plan.order), run_bytes));
 	/* A full ordered scan hands its tuples to the stager undecoded, deleted ones too (datavalue_query.cpp). */
 	ordering->staging = true;
@@ -655,7 +712,7 @@ AddToOrdering(ExportSession *session, const core::DataValueRow &row)
 		if (ordering->top->Bytes() <= run_bytes)
 			return;
 		/* Very large rows: the kept rows outgrew the budget; sort them with the rest in runs. */
-		CheckWholeResultIdentifiers(session);
+		BeginUnpagedDocument(session);
 		DVE_CORE(ordering->sorter = std::make_unique<core::RowSorter>(ordering->top->Plan(), run_bytes));
 		for (size_t i = 0; i < ordering->top->Size(); i++) {
 			DVE_CORE(ordering->sorter->Add(ordering->top->Row(i)));
@@ -691,7 +748,7 @@ FinishOrdering(ExportSession *session)
 	if (ordering->top) {
 		DVE_CORE(ordering->top->Finish());
 		const core::TopRows *top = ordering->top.get();
-		CheckPageIdentifiers(session, *top);
+		BeginPage(session, top);
 		EmitInMemory(session, top->Size(), [top](size_t i) { return top->Record(i); });
 		DVE_CORE(ordering->top.reset());
 	} else
