@@ -96,10 +96,12 @@ def wait_for(predicate, what, deadline=DEADLINE):
 
 
 def backend_state(conn, app):
-    """(state, wait_event_type, wait_event) of the export's backend, or None when it is gone."""
+    """(state, wait_event_type, wait_event) of the export's backend, or None when it is gone. The CLI's
+    progress connection carries the same application name (PGAPPNAME): the export's is the one that ran
+    the COPY (which of the two pg_stat_activity lists first depends on the free backend slots)."""
     with conn.cursor() as cur:
-        cur.execute("SELECT state, wait_event_type, wait_event FROM pg_stat_activity WHERE application_name = %s",
-                    (app,))
+        cur.execute("SELECT state, wait_event_type, wait_event FROM pg_stat_activity WHERE application_name = %s"
+                    " AND query LIKE 'COPY %%'", (app,))
         return cur.fetchone()
 
 
