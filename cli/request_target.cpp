@@ -140,23 +140,37 @@ Agree(const char *what, const std::vector<std::pair<std::string, const std::opti
 	return first ? std::optional<std::string>(**first->second) : std::nullopt;
 }
 
-/* query without its name= pairs whose value is empty (the default), so that one can be added. */
-std::string
-WithoutEmptyParameter(std::string_view query, std::string_view name)
+/*
+ * visit(pair, name, value) for each name=value pair of a query string, in order: the pair as
+ * typed, its name decoded, its value decoded and trimmed.
+ */
+template <typename Visit>
+void
+ForEachParameter(std::string_view query, Visit visit)
 {
-	std::string out;
 	while (!query.empty()) {
 		const size_t amp = query.find('&');
 		const std::string_view pair = query.substr(0, amp);
 		query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
 		const size_t eq = pair.find('=');
-		const bool empty = eq == std::string_view::npos || TrimAscii(PercentDecode(pair.substr(eq + 1))).empty();
-		if (empty && PercentDecode(pair.substr(0, eq)) == name)
-			continue;
+		const std::string value = std::string(
+		    TrimAscii(PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1))));
+		visit(pair, PercentDecode(pair.substr(0, eq)), value);
+	}
+}
+
+/* query without its name= pairs whose value is empty (the default), so that one can be added. */
+std::string
+WithoutEmptyParameter(std::string_view query, std::string_view name)
+{
+	std::string out;
+	ForEachParameter(query, [&](std::string_view pair, const std::string &key, const std::string &value) {
+		if (value.empty() && key == name)
+			return;
 		if (!out.empty())
 			out += '&';
 		out.append(pair);
-	}
+	});
 	return out;
 }
 
@@ -247,18 +261,12 @@ FormatChoice
 QueryChoice(std::string_view query)
 {
 	FormatChoice choice;
-	while (!query.empty()) {
-		const size_t amp = query.find('&');
-		const std::string_view pair = query.substr(0, amp);
-		query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
-		const size_t eq = pair.find('=');
-		/* Parameter names are case-sensitive in DHIS2 (Spring binding) and in export_datavalues(). */
-		const std::string name = PercentDecode(pair.substr(0, eq));
-		const std::string value =
-		    Lower(TrimAscii(PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1))));
+	/* Parameter names are case-sensitive in DHIS2 (Spring binding) and in export_datavalues(). */
+	ForEachParameter(query, [&](std::string_view, const std::string &name, const std::string &typed) {
+		const std::string value = Lower(typed);
 		/* An empty value is the default, as the extension reads it: it names no format or compression. */
 		if (value.empty())
-			continue;
+			return;
 		if (name == "format" && !choice.format)
 			/*
 			 * One document, three names: an unescaped '+' arrives as a space, and the extension reads
@@ -267,7 +275,7 @@ QueryChoice(std::string_view query)
 			choice.format = value == "adx xml" || value == "adx" ? "adx+xml" : value;
 		else if (name == "compression" && !choice.compression)
 			choice.compression = value;
-	}
+	});
 	return choice;
 }
 

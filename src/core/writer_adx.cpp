@@ -204,19 +204,17 @@ class AdxWriter final : public Writer {
 				if (!pair.category || !IsXmlName(*pair.category)) {
 					problem = "category \"" + pair.category_name + "\" has no identifier usable as an XML name: " +
 					          (pair.category ? "\"" + *pair.category + "\"" : std::string("null"));
-					break;
-				}
-				/* 2.43 writes an empty option code as it is (SEX=""); 2.42 refuses "null or empty". */
-				if (!pair.option || (kStyle == Style::k242 && pair.option->empty())) {
+				} else if (!pair.option || (kStyle == Style::k242 && pair.option->empty())) {
+					/* 2.43 writes an empty option code as it is (SEX=""); 2.42 refuses "null or empty". */
 					problem = "an option of category \"" + pair.category_name + "\" has no identifier";
-					break;
+				} else {
+					/* One attribute twice is not XML (DHIS2 2.42 keeps the later, 2.43 fails): refused. */
+					for (size_t j = 0; j < i && problem.empty(); j++)
+						if (*pairs[j].category == *pair.category)
+							problem = "categories \"" + pairs[j].category_name + "\" and \"" + pair.category_name +
+							          "\" have the same identifier \"" + *pair.category + "\"";
+					AppendAttribute(out, *pair.category, *pair.option, "a category option identifier");
 				}
-				/* One attribute twice is not XML (DHIS2 2.42 keeps the later, 2.43 fails): refused. */
-				for (size_t j = 0; j < i; j++)
-					if (*pairs[j].category == *pair.category)
-						problem = "categories \"" + pairs[j].category_name + "\" and \"" + pair.category_name +
-						          "\" have the same identifier \"" + *pair.category + "\"";
-				AppendAttribute(out, *pair.category, *pair.option, "a category option identifier");
 			}
 		}
 		problems.push_back(problem);

@@ -707,9 +707,10 @@ ProfileDataValues(ExportSession *session)
 
 	/*
 	 * DHIS2 decides on the returned values. An ordered page kept in memory decides on its own
-	 * (ordering.cpp); any other page on the unpaged set profiled here.
+	 * (ordering.cpp BeginPage); any other page on the unpaged set profiled here.
 	 */
-	state->header_from_page = plan.request.limit && !plan.unordered && plan.style == core::Style::k243 &&
+	const bool ordered_page = plan.request.limit && !plan.unordered && plan.request.format != core::Format::kAdx;
+	state->header_from_page = ordered_page && plan.style == core::Style::k243 &&
 	                          core::CarriesHeader(plan.request.format) &&
 	                          (!plan.org_unit_scheme.IsUid() || !plan.attribute_option_combo_scheme.IsUid());
 	state->metadata.result_is_empty = count == 0;
@@ -734,19 +735,16 @@ ProfileDataValues(ExportSession *session)
 		}
 	}
 	/*
-	 * An ordered page checks the ids of its own rows once it has them (ordering.cpp), before any
-	 * output; the request's own checks (E8200 for the header) come now, with no values.
+	 * An ordered page checks the ids of its own rows once it has them, before any output
+	 * (ordering.cpp BeginPage); E8200 for the header comes with the document (PrepareDocument).
 	 */
 	bool any_used_undefined = false;
 	for (const std::vector<int64_t> &ids : *used_undefined)
 		any_used_undefined |= !ids.empty();
-	if (any_used_undefined && plan.request.limit && !plan.unordered && plan.request.format != core::Format::kAdx) {
-		const std::vector<int64_t> none[core::kIdKindCount];
-		DVE_CORE(core::CheckIdentifiersDefined(plan, state->metadata, none));
+	if (any_used_undefined && ordered_page)
 		state->check_page_identifiers = true;
-		return;
-	}
-	DVE_CORE(core::CheckIdentifiersDefined(plan, state->metadata, *used_undefined));
+	else
+		DVE_CORE(core::CheckIdentifiersDefined(plan, state->metadata, *used_undefined));
 }
 
 /*

@@ -191,23 +191,17 @@ BeginPage(ExportSession *session, const core::TopRows *top)
 		bool one_org_unit = true;
 		for (size_t i = first; i < last; i++) {
 			const core::DataValueRow row = core::DecodeRow(top->Record(i).data());
-			for (size_t k = 0; k < core::kIdKindCount; k++) {
-				if (static_cast<core::IdKind>(k) == core::IdKind::kPeriod) /* never checked (ProfileDataValues) */
-					continue;
-				const core::Identifier &object = state->metadata.objects[k][row.ids[k]];
-				if (!object.text)
-					used[k].push_back(object.id);
-			}
-			const int64_t ou = state->metadata
-			                       .objects[static_cast<size_t>(core::IdKind::kOrgUnit)]
-			                               [row.ids[static_cast<size_t>(core::IdKind::kOrgUnit)]]
-			                       .id;
+			/* The metadata object of a row's id of one kind (the writer's index is its place there). */
+			const auto object = [&](size_t k) -> const core::Identifier & {
+				return state->metadata.objects[k][row.ids[k]];
+			};
+			for (size_t k = 0; k < core::kIdKindCount; k++)
+				if (static_cast<core::IdKind>(k) != core::IdKind::kPeriod && !object(k).text) /* periods: never */
+					used[k].push_back(object(k).id);
+			const int64_t ou = object(static_cast<size_t>(core::IdKind::kOrgUnit)).id;
 			one_org_unit = one_org_unit && (!org_unit || *org_unit == ou);
 			org_unit = ou;
-			attribute_option_combo = state->metadata
-			                             .objects[static_cast<size_t>(core::IdKind::kAttributeOptionCombo)]
-			                                     [row.ids[static_cast<size_t>(core::IdKind::kAttributeOptionCombo)]]
-			                             .id;
+			attribute_option_combo = object(static_cast<size_t>(core::IdKind::kAttributeOptionCombo)).id;
 		}
 		if (state->check_page_identifiers) {
 			state->check_page_identifiers = false;
@@ -229,25 +223,6 @@ BeginPage(ExportSession *session, const core::TopRows *top)
 		}
 	});
 }
-
-} // namespace
-
-/* The document's start, unless a page kept in memory decides its header (BeginPage). May ereport. */
-void
-BeginDocument(ExportSession *session)
-{
-	if (!session->state->header_from_page)
-		DVE_CORE(session->state->document.writer->Begin(session->state->out.text));
-}
-
-/* A page known to be empty without reading ("limit" => 0). May ereport. */
-void
-BeginEmptyPage(ExportSession *session)
-{
-	BeginPage(session, nullptr);
-}
-
-namespace {
 
 /* Append one sorted row, honouring offset and limit; flushes as needed. May ereport. */
 void
@@ -667,6 +642,21 @@ EmitSortedRows(ExportSession *session)
 }
 
 } // namespace
+
+/* The document's start, unless a page kept in memory decides its header (BeginPage). May ereport. */
+void
+BeginDocument(ExportSession *session)
+{
+	if (!session->state->header_from_page)
+		DVE_CORE(session->state->document.writer->Begin(session->state->out.text));
+}
+
+/* A page known to be empty without reading ("limit" => 0). May ereport. */
+void
+BeginEmptyPage(ExportSession *session)
+{
+	BeginPage(session, nullptr);
+}
 
 /* Set up the sorter and the paging of an ordered export. May ereport. */
 void
