@@ -24,6 +24,8 @@ machine's speed drifts by a third over minutes, and a ratio within one round dri
 A build given as LIBRARY::SQL runs that statement first in its sessions (after --set): one library
 under two settings is an A/B of the setting, with the same restarts and alternation as two builds.
 --start and --end narrow the request's period range (a filtered export).
+--psql-to FILE exports with `psql \\copy` to FILE (one psql per export, as bench/run.sh runs them) instead of
+psycopg2 discarding, and reports psql's CPU time instead of the backend's.
 
 Run as root on the server's machine (it replaces the installed library, restarts the cluster and
 reads /proc), with the environment of `eval "$(test/cluster.sh env)"`. A development tool: it is
@@ -60,6 +62,40 @@ def cpu_ms(pid):
     return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf("SC_CLK_TCK")
 
 
+def export_sql(cur, start, end, order):
+    cur.execute("SELECT '{' || string_agg(uid, ',') || '}' FROM dataset")
+    data_sets = cur.fetchone()[0]
+    return cur.mogrify(
+        "COPY (SELECT export_datavalues_json(data_set => %s, start_date => %s::date, "
+        "end_date => %s::date, org_unit => ARRAY[(SELECT uid FROM organisationunit "
+        "WHERE parentid IS NULL ORDER BY uid LIMIT 1)], children => true, \"order\" => %s)) TO STDOUT",
+        (data_sets, start, end, order)).decode()
+
+
+def measure_psql(dbname, per, settings, start, end, order, out):
+    """psql \\copy to the file OUT, one psql (and one backend) per export, as bench/run.sh runs it.
+
+    The second number of each sample is psql's CPU time (user + system), not the backend's: the backend
+    is gone before it could be read."""
+    conn = psycopg2.connect(dbname=dbname)
+    copy = export_sql(conn.cursor(), start, end, order)
+    conn.close()
+    script = "".join(s + ";\n" for s in settings if s) + "\\copy (" + copy[len("COPY ("):-len(" TO STDOUT")] \
+        + " TO '" + out + "'\n"
+    command = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dbname]
+    samples = []
+    for i in range(per + 1):  # the first one untimed: the file's pages and the server's caches
+        before, wall_before = os.times(), time.monotonic()
+        subprocess.run(command, input=script.encode(), check=True)
+        wall = (time.monotonic() - wall_before) * 1000.0
+        after = os.times()
+        cpu = (after.children_user + after.children_system - before.children_user - before.children_system) * 1000.0
+        if i:
+            samples.append((wall, cpu))
+    os.unlink(out)
+    return samples
+
+
 def measure(dbname, per, settings, start, end, order):
     conn = psycopg2.connect(dbname=dbname)
     conn.autocommit = True
@@ -69,13 +105,7 @@ def measure(dbname, per, settings, start, end, order):
     for setting in settings:
         if setting:
             cur.execute(setting)
-    cur.execute("SELECT '{' || string_agg(uid, ',') || '}' FROM dataset")
-    data_sets = cur.fetchone()[0]
-    copy = cur.mogrify(
-        "COPY (SELECT export_datavalues_json(data_set => %s, start_date => %s::date, "
-        "end_date => %s::date, org_unit => ARRAY[(SELECT uid FROM organisationunit "
-        "WHERE parentid IS NULL ORDER BY uid LIMIT 1)], children => true, \"order\" => %s)) TO STDOUT",
-        (data_sets, start, end, order)).decode()
+    copy = export_sql(cur, start, end, order)
     samples = []
     with open(os.devnull, "w") as sink:
         cur.copy_expert(copy, sink)  # untimed: caches and the first plan
@@ -96,6 +126,9 @@ def main():
     parser.add_argument("--start", default="2009-12-28", help="the request's start date (default: every period)")
     parser.add_argument("--end", default="2027-01-10", help="the request's end date")
     parser.add_argument("--order", help="the export's order parameter, e.g. none (default: DHIS2's order)")
+    parser.add_argument("--psql-to", metavar="FILE",
+                        help="export with psql \\copy to FILE (e.g. in /dev/shm), one psql per export, as bench/run.sh"
+                        " does; the CPU column is then psql's (default: psycopg2 reads and discards)")
     parser.add_argument("dbname")
     parser.add_argument("libraries", nargs="+", help="builds to compare, each LIBRARY or LIBRARY::SQL")
     args = parser.parse_args()
@@ -115,7 +148,12 @@ def main():
                 library, _, setting = lib.partition("::")
                 install(library, target)
                 restart()
-                samples = measure(args.dbname, args.per, [args.setting, setting], args.start, args.end, args.order)
+                if args.psql_to:
+                    samples = measure_psql(args.dbname, args.per, [args.setting, setting], args.start, args.end,
+                                           args.order, args.psql_to)
+                else:
+                    samples = measure(args.dbname, args.per, [args.setting, setting], args.start, args.end,
+                                      args.order)
                 results[lib] += samples
                 walls[lib] = statistics.median(w for w, _ in samples)
             rounds.append(walls)
@@ -126,7 +164,9 @@ def main():
     # The machine's speed drifts over minutes: the ratio within each round (builds minutes apart at most)
     # is steadier than the ratio of overall medians.
     first = args.libraries[0]
-    print("| build | exports | wall median, ms | wall min, ms | backend CPU median, ms | wall / first build's, median of rounds |")
+    cpu_label = "psql CPU" if args.psql_to else "backend CPU"
+    print("| build | exports | wall median, ms | wall min, ms | %s median, ms | wall / first build's, median of rounds |"
+          % cpu_label)
     print("|---|--:|--:|--:|--:|--:|")
     for lib in args.libraries:
         walls = [w for w, _ in results[lib]]
