@@ -6,10 +6,12 @@
  * document as raw CopyData, which goes to the output as it arrives (never whole in memory). A
  * file is written under a temporary name in its folder and renamed only after the server said
  * COPY succeeded and the data is fsync'ed, so a failed or cancelled export never leaves a
- * complete-looking file. SIGINT/SIGTERM/SIGHUP send a cancel request to the server (PQcancel is
- * async-signal-safe, libpq documentation "Canceling Queries in Progress"); a second signal
- * exits at once, even while the first one's cancel request still waits for the server. Argument/URL handling and the
- *progress text are pure code in options.cpp, request_target.cpp and progress.cpp. SPDX-License-Identifier: PostgreSQL
+ * complete-looking file. SIGINT/SIGTERM/SIGHUP/SIGQUIT send a cancel request to the server
+ * (PQcancel is async-signal-safe, libpq documentation "Canceling Queries in Progress"); a second
+ * signal exits at once, even while the first one's cancel request still waits for the server.
+ * Argument/URL handling and the progress text are pure code in options.cpp, request_target.cpp
+ * and progress.cpp.
+ * SPDX-License-Identifier: PostgreSQL
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -51,8 +53,11 @@ constexpr const char *kUndefinedFunction = "42883";
 
 /* ---- signals: state shared with the handler (async-signal-safe use only) ---- */
 
-/* Signals that cancel the export: Ctrl-C, kill, and a closed terminal or ssh session. */
-constexpr int kHandledSignals[] = {SIGINT, SIGTERM, SIGHUP};
+/*
+ * Signals that cancel the export: Ctrl-C, kill, a closed terminal or ssh session, and Ctrl-\ (whose
+ * default, a core dump, would leave the server exporting and the temporary file behind).
+ */
+constexpr int kHandledSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 volatile sig_atomic_t g_signal = 0;
 volatile sig_atomic_t g_connecting = 0; /* in libpq's connect: nothing to cancel, and libpq retries on EINTR */
 PGcancel *volatile g_cancel = nullptr;
@@ -61,9 +66,10 @@ char g_temp_path[PATH_MAX]; /* the temporary file, for the second signal's immed
 int
 StatusForSignal(int signo)
 {
-	return signo == SIGTERM  ? exit_status::kTerminated
-	       : signo == SIGHUP ? exit_status::kHungUp
-	                         : exit_status::kInterrupted;
+	return signo == SIGTERM   ? exit_status::kTerminated
+	       : signo == SIGHUP  ? exit_status::kHungUp
+	       : signo == SIGQUIT ? exit_status::kQuit
+	                          : exit_status::kInterrupted;
 }
 
 extern "C" void
@@ -875,7 +881,10 @@ class Export {
 	{
 		progress_.Abandon();
 		output_.Discard();
-		const char *what = g_signal == SIGTERM ? "terminated" : g_signal == SIGHUP ? "hung up" : "interrupted";
+		const char *what = g_signal == SIGTERM   ? "terminated"
+		                   : g_signal == SIGHUP  ? "hung up"
+		                   : g_signal == SIGQUIT ? "quit"
+		                                         : "interrupted";
 		Complain(std::string(what) + ": the export was cancelled" +
 		         (!output_.WritesInPlace() ? "; no output file was written"
 		          : output_.Written() > 0  ? "; " + output_.Shown() + " holds an incomplete document"

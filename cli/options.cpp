@@ -197,7 +197,8 @@ estimate, shown with "~": an upper bound, close for full exports, pessimistic fo
 
 Exit status: 0 done, 2 usage error, 3 connection failed or lost, 4 export error (the server's
 message, DETAIL and HINT are printed), 5 output file error, 130 interrupted (SIGINT),
-143 terminated (SIGTERM). A cancelled or failed export leaves no output file behind.
+143 terminated (SIGTERM), 129 hung up (SIGHUP), 131 quit (SIGQUIT, Ctrl-\). A cancelled or
+failed export leaves no output file behind.
 )";
 }
 

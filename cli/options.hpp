@@ -27,6 +27,7 @@ inline constexpr int kOutput = 5;        /* the output file could not be created
 inline constexpr int kInterrupted = 130; /* SIGINT (128 + 2), as shells report it */
 inline constexpr int kTerminated = 143;  /* SIGTERM (128 + 15) */
 inline constexpr int kHungUp = 129;      /* SIGHUP (128 + 1): the terminal or ssh session went away */
+inline constexpr int kQuit = 131;        /* SIGQUIT (128 + 3): Ctrl-\ */
 } // namespace exit_status
 
 enum class ProgressMode {

@@ -550,7 +550,8 @@ def test_terminated_backend_exits_3(cli, db243, conn243, demo_query, tmp_path):
 
 @pytest.mark.parametrize("signo,status,word", [(signal.SIGINT, 130, "interrupted"),
                                                (signal.SIGTERM, 143, "terminated"),
-                                               (signal.SIGHUP, 129, "hung up")])
+                                               (signal.SIGHUP, 129, "hung up"),
+                                               (signal.SIGQUIT, 131, "quit")])
 def test_signal_cancels_the_server_and_removes_the_temporary_file(cli, db243, conn243, demo_query, tmp_path,
                                                                    signo, status, word):
     out = tmp_path / "out.json"
