@@ -110,6 +110,20 @@ UNION ALL
  FROM regress_extension_snapshot WHERE install = 'updated')
 ORDER BY object, side;
 
+-- Nothing in the extension names its schema, so it moves with ALTER EXTENSION SET SCHEMA, and a
+-- call qualified with the new schema gives the same document.
+CREATE SCHEMA regress_dve_home;
+ALTER EXTENSION datavalue_export SET SCHEMA regress_dve_home;
+SELECT DISTINCT n.nspname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE p.proname LIKE 'export_datavalues%';
+SELECT string_agg(chunk, '' ORDER BY n) = (SELECT description FROM regress_extension_snapshot
+                                           WHERE install = 'fresh' AND object = 'export json') AS same_document
+FROM regress_dve_home.export_datavalues_json(data_set => '{pBOMPrpg1QX}', org_unit => '{ImspTQPwCqd}', children => true,
+                                             start_date => '2020-01-01', end_date => '2024-12-31')
+     WITH ORDINALITY AS t(chunk, n);
+ALTER EXTENSION datavalue_export SET SCHEMA public;
+DROP SCHEMA regress_dve_home;
+
 LOAD 'datavalue_export';
 SELECT name, setting, unit FROM pg_settings WHERE name LIKE 'datavalue_export.%' ORDER BY name;
 

@@ -1,7 +1,7 @@
 /*
  * src/pg/entry_points.cpp
  *	  SQL entry points: export_datavalues_json, _csv, _xml, _adx, export_datavalues, and
- *	  _PG_init (the sort_run_memory setting, the COPY command tag hook).
+ *	  _PG_init (the datavalue_export.* settings, the COPY command tag hook).
  *
  * Each call runs the pipeline of export_session.hpp: read the arguments into a core
  * ExportRequest (arguments.cpp, or the query string in core), validate it (core), find out where
@@ -201,7 +201,7 @@ _PG_init(void)
 	DefineCustomIntVariable(
 	    "datavalue_export.sort_run_memory",
 	    "Memory for the sorted runs of an ordered export; larger exports spill runs to temporary files.",
-	    "Smaller runs also sort faster; an export's memory stays near this size (plus a few MB).",
+	    "Smaller runs also sort faster; an export's memory stays near this size (plus about 10 MB).",
 	    &pg::sort_run_memory_kb, 32 * 1024, 64, 1024 * 1024, PGC_USERSET, GUC_UNIT_KB, nullptr, nullptr, nullptr);
 	DefineCustomIntVariable(
 	    "datavalue_export.client_send_buffer",

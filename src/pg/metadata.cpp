@@ -673,8 +673,11 @@ ResolveDhis2Schema(ExportState *state)
 	}
 	ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
 	                errmsg("no DHIS2 database found: no schema on the search_path has a table \"datavalue\""),
+	                errdetail("The search_path was %s.", namespace_search_path),
 	                errhint("Run the export in the DHIS2 database, with the schema of its tables (usually public) on "
-	                        "the search_path. Temporary tables are never used.")));
+	                        "the search_path; temporary tables are never used. A view refreshed or restored by "
+	                        "pg_dump, pg_restore or REFRESH MATERIALIZED VIEW runs under a restricted search_path: "
+	                        "call the export there from a function with SET search_path = public.")));
 }
 
 /* Resolve every lookup of the export and prepare the writer. Call inside SPI. May ereport. */

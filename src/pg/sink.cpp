@@ -289,6 +289,14 @@ CopyTagHook(PlannedStmt *pstmt, const char *query_string, bool read_only_tree, P
 }
 
 /*
+ * What makes the hook see the next COPY: the library loaded before the statement. Calling one of
+ * its functions is the way every role has; LOAD and session_preload_libraries need a superuser.
+ */
+constexpr const char *kLoadLibraryHint =
+    "Add datavalue_export to shared_preload_libraries, or call one of its functions earlier in the session "
+    "(SELECT datavalue_export_version()).";
+
+/*
  * With the library loaded during this statement, the hook saw no COPY: a COPY run from a
  * function (EXECUTE in PL/pgSQL) would write the document's chunks with COPY's escaping into
  * a file that looks complete. Its text is the executor's; refuse a COPY of an export there.
@@ -312,8 +320,7 @@ RefuseUnseenCopy(EState *estate)
 		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 		                errmsg("COPY of an export run from a function needs the datavalue_export library loaded "
 		                       "before the statement starts"),
-		                errhint("Add datavalue_export to shared_preload_libraries or session_preload_libraries, or "
-		                        "run LOAD 'datavalue_export' first.")));
+		                errhint("%s", kLoadLibraryHint)));
 }
 
 } // namespace
@@ -360,8 +367,7 @@ DetectCopyTarget(FunctionCallInfo fcinfo, int *target_encoding, const char **tar
 			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			                errmsg("COPY TO PROGRAM of an export needs the datavalue_export library loaded before the "
 			                       "statement starts"),
-			                errhint("Add datavalue_export to shared_preload_libraries or session_preload_libraries, or "
-			                        "run LOAD 'datavalue_export' first.")));
+			                errhint("%s", kLoadLibraryHint)));
 		kind = CopyTarget::kServerProgram;
 		*target = program;
 	} else if (copy->filename != nullptr) {
