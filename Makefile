@@ -6,6 +6,7 @@
 #   make prove_installcheck         TAP tests (t/*.pl, PostgreSQL::Test::Cluster); PROVE_TESTS=t/003_standby.pl for one
 #   make unit                       C++ unit tests of src/core under ASan/UBSan (CMake + ctest)
 #   make check-all                  everything the README's test command runs (see test/run_all.sh)
+#   make dist                       source tarball of HEAD: datavalue_export-<version>.tar.gz (git archive)
 
 EXTENSION = datavalue_export
 # The version has one source: default_version in datavalue_export.control, where PostgreSQL
@@ -67,7 +68,7 @@ override CXXFLAGS += -MMD -MP
 -include $(OBJS:.o=.d)
 EXTRA_CLEAN = $(OBJS:.o=.d)
 
-.PHONY: unit check-all prove_installcheck
+.PHONY: unit check-all prove_installcheck dist
 # pgxs's prove_installcheck recipe with the scratch directory (tmp_check/: clusters, logs)
 # movable, so a user who cannot write to the source tree can run the tests.
 TAP_TESTDIR ?= $(CURDIR)
@@ -85,6 +86,10 @@ unit:
 
 check-all:
 	test/run_all.sh
+
+# The committed tree only (not the working copy): what a packager builds from.
+dist:
+	git archive --format=tar.gz --prefix=$(EXTENSION)-$(EXTVERSION)/ -o $(EXTENSION)-$(EXTVERSION).tar.gz HEAD
 
 # The command-line exporter (cli/): its own small Makefile, built and installed with the extension.
 # It is a libpq client, the same for every server major: WITHOUT_CLI=1 leaves it out (test/matrix.sh).
