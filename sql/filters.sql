@@ -68,6 +68,36 @@ SELECT n(export_datavalues_json(data_set => '{pBOMPrpg1QX}', last_updated_durati
        (SELECT count(*) FROM ref WHERE dataelementid IN (SELECT * FROM anc) AND NOT deleted) AS expected;
 SELECT n(export_datavalues_json(data_set => '{pBOMPrpg1QX}', last_updated_duration => '1h',
                                 org_unit => '{ImspTQPwCqd}', children => true)) AS exported_last_hour;
+-- The cutoff is the transaction start in UTC, whatever the session's TimeZone (stored timestamps are
+-- read as UTC wall time): a value updated 30 minutes ago (UTC) is in the last hour, one 3 hours ago is not.
+BEGIN;
+UPDATE datavalue SET lastupdated = (now() AT TIME ZONE 'UTC') - interval '30 minutes'
+WHERE ctid = (SELECT ctid FROM datavalue WHERE dataelementid IN (SELECT * FROM anc) AND NOT deleted
+              ORDER BY dataelementid, periodid, sourceid, categoryoptioncomboid, attributeoptioncomboid LIMIT 1);
+UPDATE datavalue SET lastupdated = (now() AT TIME ZONE 'UTC') - interval '3 hours'
+WHERE ctid = (SELECT ctid FROM datavalue WHERE dataelementid IN (SELECT * FROM anc) AND NOT deleted
+              ORDER BY dataelementid, periodid, sourceid, categoryoptioncomboid, attributeoptioncomboid
+              OFFSET 1 LIMIT 1);
+SET LOCAL timezone = 'Asia/Tokyo';
+SELECT n(export_datavalues_json(data_set => '{pBOMPrpg1QX}', last_updated_duration => '1h',
+                                org_unit => '{ImspTQPwCqd}', children => true)) AS last_hour_tokyo;
+SET LOCAL timezone = 'America/New_York';
+SELECT n(export_datavalues_json(data_set => '{pBOMPrpg1QX}', last_updated_duration => '1h',
+                                org_unit => '{ImspTQPwCqd}', children => true)) AS last_hour_new_york;
+SELECT n(export_datavalues('dataSet=pBOMPrpg1QX&lastUpdatedDuration=4h&orgUnit=ImspTQPwCqd&children=true'))
+       AS last_4_hours_new_york;
+ROLLBACK;
+-- children: a root is in its subtree through its own path only; one whose path is NULL (data DHIS2's
+-- invariants forbid) matches nothing, itself included, as in DHIS2's join. Without children it is itself.
+BEGIN;
+UPDATE organisationunit SET path = NULL WHERE uid = 'DiszpKrYNg8';
+SELECT n(export_datavalues_json(data_set => '{pBOMPrpg1QX}', start_date => '2000-01-01', end_date => '2030-12-31',
+                                org_unit => '{DiszpKrYNg8}', children => true)) AS null_path_with_children,
+       n(export_datavalues_json(data_set => '{pBOMPrpg1QX}', start_date => '2000-01-01', end_date => '2030-12-31',
+                                org_unit => '{DiszpKrYNg8}')) AS null_path_alone,
+       (SELECT count(*) FROM ref WHERE dataelementid IN (SELECT * FROM anc) AND ou = 'DiszpKrYNg8'
+          AND NOT deleted) AS expected_alone;
+ROLLBACK;
 -- attribute_option_combo and category_option_combo.
 SELECT n(export_datavalues_json(data_set => '{pBOMPrpg1QX}', start_date => '2000-01-01', end_date => '2030-12-31',
                                 org_unit => '{ImspTQPwCqd}', children => true,

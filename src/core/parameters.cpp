@@ -101,7 +101,8 @@ constexpr Parameter kTable[] = {
     Int64("last_updated", "lastUpdated", T::kTimestamp, &R::last_updated,
           "`lastupdated >=` this (wall time, as stored)"),
     Text("last_updated_duration", "lastUpdatedDuration", T::kDuration, &R::last_updated_duration, "",
-         "`^\\d+[dhms]$`: updated within this long before now"),
+         "`^\\d+[dhms]$`: updated within this long before now (the transaction start in UTC, as stored "
+         "timestamps are read)"),
     List("attribute_option_combo", "attributeOptionCombo", &R::attribute_option_combo, "Attribute option combos"),
     List("category_option_combo", "categoryOptionCombo", &R::category_option_combo, "Category option combos"),
     Text("attribute_combo", "attributeCombo", T::kText, &R::attribute_combo, "",

@@ -360,11 +360,16 @@ ParseTimestampImpl(std::string_view text) noexcept
 							int64_t value = 0;
 							for (const char c : digits)
 								value = value * 10 + (c - '0');
-							/* Scale to microseconds; nanoseconds are truncated. */
-							fraction_micros = n == 3   ? value * 1000
-							                  : n == 4 ? value * 100
-							                  : n == 6 ? value
-							                           : value / 1000;
+							/*
+							 * DHIS2 parses into a java.util.Date: milliseconds, the rest
+							 * truncated (.0001 is 12:00:00.000, which a value stored at
+							 * 12:00:00 passes).
+							 */
+							const int64_t millis = n == 3   ? value
+							                       : n == 4 ? value / 10
+							                       : n == 6 ? value / 1000
+							                                : value / 1000000;
+							fraction_micros = millis * 1000;
 						}
 					}
 				}

@@ -168,13 +168,18 @@ ParseDuration(const std::optional<std::string> &raw)
 	const auto bad = [&]() {
 		return Error(sqlstate::kInvalidParameterValue, Dhis2Message("E2005", "Duration is not valid: `" + *raw + "`"));
 	};
-	if (s.size() < 2 || s.size() > 19)
+	if (s.size() < 2)
 		throw bad();
+	/* Any number of digits (Long.valueOf reads leading zeros); a count past int64 saturates. */
 	int64_t n = 0;
+	bool saturated = false;
 	for (size_t i = 0; i + 1 < s.size(); i++) {
 		if (!std::isdigit(static_cast<unsigned char>(s[i])))
 			throw bad();
-		n = n * 10 + (s[i] - '0');
+		if (n > (INT64_MAX - 9) / 10)
+			saturated = true;
+		else
+			n = n * 10 + (s[i] - '0');
 	}
 	int64_t unit;
 	switch (s.back()) {
@@ -194,7 +199,7 @@ ParseDuration(const std::optional<std::string> &raw)
 		throw bad();
 	}
 	/* Clamp absurd durations to "since the beginning of time" instead of overflowing. */
-	return n > INT64_MAX / unit ? INT64_MAX / 2 : n * unit;
+	return saturated || n > INT64_MAX / unit ? INT64_MAX / 2 : n * unit;
 }
 
 } // namespace

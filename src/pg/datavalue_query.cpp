@@ -555,8 +555,12 @@ ResolveLastUpdatedCutoff(ExportState *state)
 		filters->last_updated_cutoff = *plan.request.last_updated;
 		filters->has_last_updated_cutoff = true;
 	} else if (plan.last_updated_duration_us) {
-		const Timestamp now = DatumGetTimestamp(
-		    DirectFunctionCall1(timestamptz_timestamp, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp())));
+		/*
+		 * Stored timestamps are read as UTC wall time (they are printed as stored, with +0000, and a
+		 * lastUpdated with an offset is converted to UTC), so "now" is the transaction start in UTC,
+		 * whatever the session's TimeZone: a TimestampTz is that instant's UTC wall time.
+		 */
+		const Timestamp now = GetCurrentTransactionStartTimestamp();
 		filters->last_updated_cutoff = now - *plan.last_updated_duration_us;
 		filters->has_last_updated_cutoff = true;
 	}

@@ -289,9 +289,13 @@ ResolveOrgUnits(ExportState *state)
 	int nargs = kFixedParams;
 	StringInfoData sql;
 	initStringInfo(&sql);
-	appendStringInfo(&sql,
-	                 "SELECT t.organisationunitid, %s, t.uid FROM %s t WHERE (t.organisationunitid " OP("=") " ANY($1)",
-	                 ident, Table(state, "organisationunit"));
+	/*
+	 * With children a root is in its subtree only through its own path, as in DHIS2's join: a
+	 * root whose path is NULL matches nothing, itself included.
+	 */
+	appendStringInfo(
+	    &sql, "SELECT t.organisationunitid, %s, t.uid FROM %s t WHERE ((t.organisationunitid " OP("=") " ANY($1)%s)",
+	    ident, Table(state, "organisationunit"), request.children ? " AND t.path IS NOT NULL" : "");
 	if (request.children && !roots->empty()) {
 		Oid path_types[1] = {INT8ARRAYOID};
 		Datum path_values[1] = {values[0]};

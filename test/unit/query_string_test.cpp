@@ -486,11 +486,12 @@ TEST(QueryStringTest, TimestampFormats)
 TEST(QueryStringTest, TimestampFractions)
 {
 	EXPECT_EQ(ParseDhis2Timestamp("2000-01-01T00:00:00.123"), 123000);
-	EXPECT_EQ(ParseDhis2Timestamp("2000-01-01T00:00:00.1234"), 123400);
-	EXPECT_EQ(ParseDhis2Timestamp("2000-01-01T00:00:00.123456"), 123456);
-	/* Nanoseconds are truncated, not rounded. */
-	EXPECT_EQ(ParseDhis2Timestamp("2000-01-01T00:00:00.123456789"), 123456);
-	EXPECT_EQ(ParseDhis2Timestamp("2000-01-01T00:00:00.999999999Z"), 999999);
+	/* A java.util.Date holds milliseconds: longer fractions are truncated to them, not rounded. */
+	EXPECT_EQ(ParseDhis2Timestamp("2000-01-01T00:00:00.1234"), 123000);
+	EXPECT_EQ(ParseDhis2Timestamp("2000-01-01T00:00:00.0001"), 0);
+	EXPECT_EQ(ParseDhis2Timestamp("2000-01-01T00:00:00.123456"), 123000);
+	EXPECT_EQ(ParseDhis2Timestamp("2000-01-01T00:00:00.123456789"), 123000);
+	EXPECT_EQ(ParseDhis2Timestamp("2000-01-01T00:00:00.999999999Z"), 999000);
 	EXPECT_EQ(ParseDhis2Timestamp("2024-01-15T10:30:45.500+01:00"), Micros(2024, 1, 15, 9, 30, 45, 500000));
 	for (const char *text :
 	     {"2000-01-01T00:00:00.", "2000-01-01T00:00:00.1", "2000-01-01T00:00:00.12", "2000-01-01T00:00:00.12345",

@@ -239,6 +239,11 @@ TEST(ValidateTest, E2005ValidAndBlankDurations)
 	    {"2h", INT64_C(7200000000)},
 	    {"3m", INT64_C(180000000)},
 	    {"45s", INT64_C(45000000)},
+	    /* Leading zeros past 19 characters are still one day (Long.valueOf). */
+	    {"00000000000000000001d", INT64_C(86400000000)},
+	    /* Beyond int64 (in days or in digits): since the beginning of time, never an overflow. */
+	    {"106751992d", INT64_MAX / 2},
+	    {"99999999999999999999999999s", INT64_MAX / 2},
 	};
 	for (const auto &g : good) {
 		ExportRequest r = Valid();
