@@ -21,6 +21,12 @@ SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX,MalariaWk01}', start_dat
 SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
                               attribute_option_combo => '{DonorAaoc01}');
 
+-- One org unit or AOC named twice, by UID and by code: DHIS2 decodes both names into its list without
+-- removing the duplicate, so neither is hoisted (as two names of one data set give no dataSet header).
+SELECT export_datavalues('dataSet=pBOMPrpg1QX&period=202402&orgUnit=YuQRtpLP10I,OU_539&inputUseCodeFallback=true');
+SELECT export_datavalues('dataSet=pBOMPrpg1QX&period=202401&orgUnit=DiszpKrYNg8'
+                         '&attributeOptionCombo=DonorAaoc01,AOC_A&inputUseCodeFallback=true');
+
 -- excludeDefaultCoc / excludeDefaultAoc drop the default combo from values.
 SELECT export_datavalues_json(data_element => '{cYeuwXTCPkU}', period => '{202401,2024Q1}',
                               org_unit => '{ImspTQPwCqd}', children => true,

@@ -267,7 +267,11 @@ ResolveOrgUnits(ExportState *state)
 	DVE_CORE(groups->clear());
 	ResolveKeys(state, kOrgUnit, plan.input_org_unit_scheme, request.org_unit, roots);
 	ResolveKeys(state, kOrgUnitGroup, plan.input_other_scheme, request.org_unit_group, groups);
-	if (roots->size() == 1 && !request.children && request.org_unit_group.empty())
+	/*
+	 * One org unit requested, by one name: DHIS2 decodes the names into a list it does not
+	 * deduplicate, so a UID and a code of the same org unit are two entries and no header.
+	 */
+	if (roots->size() == 1 && request.org_unit.size() == 1 && !request.children && request.org_unit_group.empty())
 		state->metadata.single_org_unit_id = (*roots)[0];
 
 	char *ident = IdentifierSql(plan.org_unit_scheme);
@@ -537,7 +541,8 @@ ResolveOptionCombos(ExportState *state)
 		});
 		state->filters.filter_attribute_option_combos = true;
 	}
-	if (state->filters.attribute_option_combo_ids.size() == 1)
+	/* As for the org unit: two names of one AOC are two entries in DHIS2's decoded list. */
+	if (state->filters.attribute_option_combo_ids.size() == 1 && request.attribute_option_combo.size() <= 1)
 		state->metadata.single_attribute_option_combo_id = state->filters.attribute_option_combo_ids[0];
 }
 
