@@ -98,5 +98,9 @@ SELECT jsonb_array_length(export_datavalues_json(data_set => '{DS_ANC}', period 
 SELECT export_datavalues_json(data_set => '{DS_NOPE}', period => '{202401}', org_unit => '{OU_264}',
                               input_id_scheme => 'code');
 SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{ImspTQPwCqe}');
+-- Input schemes bind to DHIS2's enum (ID, UID, UUID, NAME, CODE, ATTRIBUTE): ATTRIBUTE binds and is refused
+-- (2.43), ATTRIBUTE:<uid> does not bind.
 SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
                               input_id_scheme => 'attribute:AttrDeRef01');
+SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
+                              input_id_scheme => 'attribute');

@@ -49,43 +49,22 @@ CheckUids(const std::vector<std::string> &values, const IdScheme &scheme, const 
 }
 
 IdScheme
-ChooseScheme(const std::optional<std::string> &specific, const IdScheme &fallback, bool output)
+ChooseOutputScheme(const std::optional<std::string> &specific, const IdScheme &fallback)
 {
-	if (!specific)
-		return fallback;
-	return output ? ParseOutputIdScheme(*specific) : ParseInputIdScheme(*specific);
-}
-
-[[noreturn]] void
-ThrowInvalidIdScheme(std::string_view text, bool output)
-{
-	throw Error(sqlstate::kInvalidParameterValue, "Invalid ID scheme: " + std::string(text), "",
-	            output ? "Use UID, CODE, NAME, ATTRIBUTE:<uid>." : "Use UID, CODE or NAME.");
+	return specific ? ParseOutputIdScheme(*specific) : fallback;
 }
 
 IdScheme
-ParseIdScheme(std::string_view raw, bool output)
+ChooseInputScheme(const std::optional<std::string> &specific, const IdScheme &fallback, std::string_view parameter)
 {
-	const std::string text = Upper(Trim(raw));
-	IdScheme scheme;
-	if (text == "UID" || text == "ID")
-		scheme.type = IdSchemeType::kUid;
-	else if (text == "CODE")
-		scheme.type = IdSchemeType::kCode;
-	else if (text == "NAME")
-		scheme.type = IdSchemeType::kName;
-	else if (text.rfind("ATTRIBUTE:", 0) == 0 && text.size() == 21) {
-		if (!output)
-			throw Error(sqlstate::kFeatureNotSupported, "input ID scheme ATTRIBUTE is not supported", "",
-			            "Use UID, CODE or NAME.");
-		/* The prefix is case-insensitive; the UID keeps the case it was given in. */
-		scheme.type = IdSchemeType::kAttribute;
-		scheme.attribute = std::string(Trim(raw).substr(10));
-		if (!IsValidUid(scheme.attribute))
-			ThrowInvalidIdScheme(raw, output);
-	} else
-		ThrowInvalidIdScheme(raw, output);
-	return scheme;
+	return specific ? ParseInputIdScheme(*specific, parameter) : fallback;
+}
+
+[[noreturn]] void
+ThrowInvalidIdScheme(std::string_view text)
+{
+	throw Error(sqlstate::kInvalidParameterValue, "Invalid ID scheme: " + std::string(text), "",
+	            "Use UID, CODE, NAME, ATTRIBUTE:<uid>.");
 }
 
 Style
@@ -232,15 +211,48 @@ IdScheme::Label() const
 }
 
 IdScheme
-ParseOutputIdScheme(std::string_view text)
+ParseOutputIdScheme(std::string_view raw)
 {
-	return ParseIdScheme(text, true);
+	const std::string text = Upper(Trim(raw));
+	IdScheme scheme;
+	if (text == "UID" || text == "ID")
+		scheme.type = IdSchemeType::kUid;
+	else if (text == "CODE")
+		scheme.type = IdSchemeType::kCode;
+	else if (text == "NAME")
+		scheme.type = IdSchemeType::kName;
+	else if (text.rfind("ATTRIBUTE:", 0) == 0 && text.size() == 21) {
+		/* The prefix is case-insensitive; the UID keeps the case it was given in. */
+		scheme.type = IdSchemeType::kAttribute;
+		scheme.attribute = std::string(Trim(raw).substr(10));
+		if (!IsValidUid(scheme.attribute))
+			ThrowInvalidIdScheme(raw);
+	} else
+		ThrowInvalidIdScheme(raw);
+	return scheme;
 }
 
 IdScheme
-ParseInputIdScheme(std::string_view text)
+ParseInputIdScheme(std::string_view raw, std::string_view parameter)
 {
-	return ParseIdScheme(text, false);
+	/* DHIS2 binds input schemes to its IdentifiableProperty enum: upper-cased, then looked up. */
+	const std::string text = Upper(Trim(raw));
+	IdScheme scheme;
+	if (text == "UID" || text == "ID")
+		scheme.type = IdSchemeType::kUid;
+	else if (text == "CODE")
+		scheme.type = IdSchemeType::kCode;
+	else if (text == "NAME")
+		scheme.type = IdSchemeType::kName;
+	else if (text == "ATTRIBUTE" || text == "UUID")
+		/* Values of the enum that 2.43 binds, then refuses (ATTRIBUTE) or cannot look up (UUID). */
+		throw Error(sqlstate::kFeatureNotSupported, "input ID scheme " + text + " is not supported", "",
+		            "Use UID, CODE or NAME.");
+	else
+		throw Error(sqlstate::kInvalidParameterValue, "Value '" + std::string(raw) + "' is not valid for parameter " +
+		                                                  std::string(parameter) +
+		                                                  ". Valid values are: [ID, UID, UUID, NAME, CODE, ATTRIBUTE]");
+	return scheme;
 }
 
 std::string
@@ -260,6 +272,15 @@ ValidateRequest(ExportRequest request)
 	                   &request.org_unit, &request.org_unit_group, &request.attribute_option_combo,
 	                   &request.category_option_combo, &request.attribute_options})
 		DeduplicateKeepingFirst(*list); /* DHIS2 takes these parameters as sets */
+	/* An empty id scheme is not given, in SQL as in the query string (idScheme=). */
+	for (auto *scheme :
+	     {&request.id_scheme, &request.data_element_id_scheme, &request.org_unit_id_scheme,
+	      &request.category_option_combo_id_scheme, &request.attribute_option_combo_id_scheme,
+	      &request.data_set_id_scheme, &request.category_id_scheme, &request.category_option_id_scheme,
+	      &request.input_id_scheme, &request.input_org_unit_id_scheme, &request.input_data_element_id_scheme,
+	      &request.input_data_set_id_scheme, &request.input_data_element_group_id_scheme})
+		if (*scheme && Trim(**scheme).empty())
+			scheme->reset();
 
 	/* 1. Binding: every option whose text has a fixed vocabulary. */
 	plan.style = ParseStyle(request.style);
@@ -269,11 +290,11 @@ ValidateRequest(ExportRequest request)
 	const IdScheme id_scheme = request.id_scheme ? ParseOutputIdScheme(*request.id_scheme)
 	                           : adx             ? IdScheme{IdSchemeType::kCode, {}}
 	                                             : IdScheme{};
-	plan.data_element_scheme = ChooseScheme(request.data_element_id_scheme, id_scheme, true);
-	plan.org_unit_scheme = ChooseScheme(request.org_unit_id_scheme, id_scheme, true);
-	plan.category_option_combo_scheme = ChooseScheme(request.category_option_combo_id_scheme, id_scheme, true);
-	plan.attribute_option_combo_scheme = ChooseScheme(request.attribute_option_combo_id_scheme, id_scheme, true);
-	plan.data_set_scheme = ChooseScheme(request.data_set_id_scheme, id_scheme, true);
+	plan.data_element_scheme = ChooseOutputScheme(request.data_element_id_scheme, id_scheme);
+	plan.org_unit_scheme = ChooseOutputScheme(request.org_unit_id_scheme, id_scheme);
+	plan.category_option_combo_scheme = ChooseOutputScheme(request.category_option_combo_id_scheme, id_scheme);
+	plan.attribute_option_combo_scheme = ChooseOutputScheme(request.attribute_option_combo_id_scheme, id_scheme);
+	plan.data_set_scheme = ChooseOutputScheme(request.data_set_id_scheme, id_scheme);
 	if (!adx && (request.category_id_scheme || request.category_option_id_scheme))
 		throw Error(sqlstate::kFeatureNotSupported,
 		            std::string(request.category_id_scheme ? "categoryIdScheme" : "categoryOptionIdScheme") +
@@ -281,8 +302,8 @@ ValidateRequest(ExportRequest request)
 		            "DHIS2 uses it for ADX output and unfolded option combos; the other formats here write option "
 		            "combo ids.",
 		            "Use format=adx, or leave the parameter out.");
-	plan.category_scheme = ChooseScheme(request.category_id_scheme, id_scheme, true);
-	plan.category_option_scheme = ChooseScheme(request.category_option_id_scheme, id_scheme, true);
+	plan.category_scheme = ChooseOutputScheme(request.category_id_scheme, id_scheme);
+	plan.category_option_scheme = ChooseOutputScheme(request.category_option_id_scheme, id_scheme);
 	if (adx) {
 		/*
 		 * ADX writes option combos as category attributes, never as combo ids: the combo schemes
@@ -294,12 +315,16 @@ ValidateRequest(ExportRequest request)
 		/* Identifiers that are not UIDs are read as codes (2.42 always, 2.43 by default). */
 		request.input_use_code_fallback = true;
 	}
-	const IdScheme input_scheme = request.input_id_scheme ? ParseInputIdScheme(*request.input_id_scheme) : IdScheme{};
-	plan.input_data_element_scheme = ChooseScheme(request.input_data_element_id_scheme, input_scheme, false);
-	plan.input_data_set_scheme = ChooseScheme(request.input_data_set_id_scheme, input_scheme, false);
+	const IdScheme input_scheme =
+	    request.input_id_scheme ? ParseInputIdScheme(*request.input_id_scheme, "inputIdScheme") : IdScheme{};
+	plan.input_data_element_scheme =
+	    ChooseInputScheme(request.input_data_element_id_scheme, input_scheme, "inputDataElementIdScheme");
+	plan.input_data_set_scheme =
+	    ChooseInputScheme(request.input_data_set_id_scheme, input_scheme, "inputDataSetIdScheme");
 	plan.input_data_element_group_scheme =
-	    ChooseScheme(request.input_data_element_group_id_scheme, input_scheme, false);
-	plan.input_org_unit_scheme = ChooseScheme(request.input_org_unit_id_scheme, input_scheme, false);
+	    ChooseInputScheme(request.input_data_element_group_id_scheme, input_scheme, "inputDataElementGroupIdScheme");
+	plan.input_org_unit_scheme =
+	    ChooseInputScheme(request.input_org_unit_id_scheme, input_scheme, "inputOrgUnitIdScheme");
 	plan.input_other_scheme = input_scheme;
 	if (request.input_use_code_fallback) {
 		/* Only where no input scheme was given, the kind's own or inputIdScheme (2.43 decodeParams). */

@@ -49,8 +49,11 @@ struct IdScheme {
 
 /* Parse an output id scheme as 2.43 does (UID|ID, CODE, NAME, ATTRIBUTE:<uid>; case-insensitive). */
 IdScheme ParseOutputIdScheme(std::string_view text);
-/* Parse an input id scheme (UID|ID, CODE, NAME; ATTRIBUTE is rejected as in 2.43). */
-IdScheme ParseInputIdScheme(std::string_view text);
+/*
+ * Parse an input id scheme as DHIS2 binds its IdentifiableProperty enum (UID|ID, CODE, NAME;
+ * ATTRIBUTE and UUID bind but are refused, as in 2.43); parameter names it in the error.
+ */
+IdScheme ParseInputIdScheme(std::string_view text, std::string_view parameter = "inputIdScheme");
 
 enum class OrderKey { kDataElement, kOrgUnit, kPeriod, kCreated, kAttributeOptionCombo };
 

@@ -706,8 +706,17 @@ TEST(ValidateTest, InvalidIdSchemeMessage)
 		*fields[which] = "x";
 		return r;
 	};
-	for (int which = 0; which < 11; which++)
+	for (int which = 0; which < 6; which++)
 		EXPECT_EQ(ValidateOutcome(with(which)), Err(sqlstate::kInvalidParameterValue, "Invalid ID scheme: x")) << which;
+	/* Input schemes bind to DHIS2's IdentifiableProperty enum, with its binding message and the parameter's name. */
+	const char *input_names[] = {"inputIdScheme", "inputOrgUnitIdScheme", "inputDataElementIdScheme",
+	                             "inputDataSetIdScheme", "inputDataElementGroupIdScheme"};
+	for (int which = 6; which < 11; which++)
+		EXPECT_EQ(ValidateOutcome(with(which)),
+		          Err(sqlstate::kInvalidParameterValue,
+		              std::string("Value 'x' is not valid for parameter ") + input_names[which - 6] +
+		                  ". Valid values are: [ID, UID, UUID, NAME, CODE, ATTRIBUTE]"))
+		    << which;
 }
 
 TEST(ValidateTest, InputIdSchemeParsing)
@@ -716,10 +725,44 @@ TEST(ValidateTest, InputIdSchemeParsing)
 	EXPECT_TRUE(ParseInputIdScheme("UID").IsUid());
 	EXPECT_EQ(ParseInputIdScheme("code").type, IdSchemeType::kCode);
 	EXPECT_EQ(ParseInputIdScheme("Name").type, IdSchemeType::kName);
-	/* ATTRIBUTE is not an input scheme in 2.43. */
-	EXPECT_THROW(ParseInputIdScheme("ATTRIBUTE:AbCdEfGhIj1"), Error);
-	EXPECT_THROW(ParseInputIdScheme("ATTRIBUTE"), Error);
-	EXPECT_THROW(ParseInputIdScheme("x"), Error);
+	/* ATTRIBUTE and UUID are values of DHIS2's enum: they bind, and 2.43 refuses them. */
+	for (const char *refused : {"ATTRIBUTE", "attribute", "UUID"}) {
+		try {
+			ParseInputIdScheme(refused);
+			ADD_FAILURE() << refused << " accepted";
+		} catch (const Error &e) {
+			EXPECT_STREQ(e.Sqlstate(), sqlstate::kFeatureNotSupported) << refused;
+		}
+	}
+	/* Anything else fails to bind, ATTRIBUTE:<uid> included (an output form, not an enum value). */
+	for (const char *bad : {"ATTRIBUTE:AbCdEfGhIj1", "x", ""}) {
+		try {
+			ParseInputIdScheme(bad, "inputOrgUnitIdScheme");
+			ADD_FAILURE() << bad << " accepted";
+		} catch (const Error &e) {
+			EXPECT_STREQ(e.Sqlstate(), sqlstate::kInvalidParameterValue) << bad;
+			EXPECT_EQ(std::string(e.what()), std::string("Value '") + bad +
+			                                     "' is not valid for parameter inputOrgUnitIdScheme. Valid values "
+			                                     "are: [ID, UID, UUID, NAME, CODE, ATTRIBUTE]");
+		}
+	}
+}
+
+TEST(ValidateTest, EmptySchemeIsNotGiven)
+{
+	/* SQL's '' means what the query string's idScheme= means: the default, not an invalid scheme. */
+	ExportRequest r = Valid();
+	r.id_scheme = "";
+	r.org_unit_id_scheme = " ";
+	r.input_id_scheme = "";
+	r.input_data_set_id_scheme = "";
+	const ExportPlan plan = ValidateRequest(r);
+	EXPECT_TRUE(plan.org_unit_scheme.IsUid());
+	EXPECT_TRUE(plan.data_element_scheme.IsUid());
+	EXPECT_TRUE(plan.input_data_set_scheme.IsUid());
+	/* And an empty scheme leaves inputUseCodeFallback on, as an absent one does. */
+	r.input_use_code_fallback = true;
+	EXPECT_TRUE(ValidateRequest(r).input_data_set_scheme.code_fallback);
 }
 
 TEST(ValidateTest, OutputSchemeFallbacks)
