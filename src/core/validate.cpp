@@ -112,7 +112,8 @@ ParseOrder(const ExportRequest &request, ExportPlan &plan)
 		std::string_view rest = *request.order;
 		while (!rest.empty()) {
 			const size_t comma = rest.find(',');
-			const std::string key = Upper(Trim(rest.substr(0, comma)));
+			const std::string_view given = Trim(rest.substr(0, comma));
+			const std::string key = Upper(given);
 			rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
 			OrderKey k;
 			if (key == "DE")
@@ -126,8 +127,10 @@ ParseOrder(const ExportRequest &request, ExportPlan &plan)
 			else if (key == "AOC")
 				k = OrderKey::kAttributeOptionCombo;
 			else
-				throw Error(sqlstate::kInvalidParameterValue, "invalid order key \"" + key + "\"", "",
-				            "Use a comma-separated list of DE, OU, PE, CREATED, AOC, or 'none'.");
+				throw Error(sqlstate::kInvalidParameterValue,
+				            given.empty() ? "empty order key in \"" + *request.order + "\""
+				                          : "invalid order key \"" + std::string(given) + "\"",
+				            "", "Use a comma-separated list of DE, OU, PE, CREATED, AOC, or 'none'.");
 			if (std::find(plan.order.begin(), plan.order.end(), k) == plan.order.end())
 				plan.order.push_back(k);
 		}
