@@ -116,6 +116,14 @@ FROM export_datavalues_json(data_set => '{pBOMPrpg1QX}', start_date => '2000-01-
 SELECT n(export_datavalues_json(data_set => '{pBOMPrpg1QX}', start_date => '2000-01-01', end_date => '2030-12-31',
                                 org_unit => '{ImspTQPwCqd}', children => true, attribute_combo => 'FundCombo01',
                                 attribute_options => '{DonorAopt01,DonorBopt01}'));
+-- 2.42's codes for the pair: an unknown combo is E1110, an unknown option E1111 (the first one), and known ones
+-- that make no AOC of the combo E2041 (as above).
+SELECT n(export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{ImspTQPwCqd}',
+                                attribute_combo => 'NoCombo0001', attribute_options => '{NoOption001}'));
+SELECT n(export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{ImspTQPwCqd}',
+                                attribute_combo => 'FundCombo01', attribute_options => '{DonorAopt01,NoOption001,NoOption002}'));
+SELECT n(export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{ImspTQPwCqd}',
+                                attribute_combo => 'FundCombo01', attribute_options => '{xYerKDKCefk}'));
 -- limit / offset: counts after paging; negative offset is taken as its absolute value.
 SELECT n(export_datavalues_json(data_set => '{pBOMPrpg1QX}', start_date => '2000-01-01', end_date => '2030-12-31',
                                 org_unit => '{ImspTQPwCqd}', children => true, "limit" => 3)) AS limited,

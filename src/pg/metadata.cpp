@@ -449,6 +449,37 @@ ResolvePeriods(ExportState *state)
 	}
 }
 
+/*
+ * An attributeCombo or an attributeOptions member that names nothing is DHIS2 2.42's E1110 or
+ * E1111 (the first unknown one, combo first), not "no matching AOC" (E2041). May ereport.
+ */
+void
+RefuseUnknownComboOrOption(const ExportState *state, const char *column)
+{
+	const core::ExportRequest &request = state->plan.request;
+	Oid types[2] = {TEXTOID, TEXTARRAYOID};
+	Datum values[2] = {request.attribute_combo ? CStringGetTextDatum(request.attribute_combo->c_str()) : (Datum)0,
+	                   TextArray(request.attribute_options)};
+	char nulls[3] = {request.attribute_combo ? ' ' : 'n', ' ', '\0'};
+	const char *sql =
+	    psprintf("SELECT 1::int8, $1 WHERE $1 IS NOT NULL AND NOT EXISTS (SELECT 1 FROM %s cb WHERE cb.%s::text " OP(
+	                 "=") " $1) "
+	                      "UNION ALL (SELECT 2::int8, o FROM pg_catalog.unnest($2::text[]) WITH ORDINALITY AS u(o, n) "
+	                      "WHERE NOT EXISTS "
+	                      "(SELECT 1 FROM %s co WHERE co.%s::text " OP("=") " u.o) ORDER BY u.n) LIMIT 1",
+	             Table(state, "categorycombo"), column, Table(state, "categoryoption"), column);
+	const int rc = SPI_execute_with_args(sql, 2, types, values, nulls, true, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "category combo lookup failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return;
+	const bool combo = GetInt64(SPI_tuptable->vals[0], 1) == 1;
+	ereport(ERROR,
+	        (errcode(ERRCODE_UNDEFINED_OBJECT),
+	         errmsg("%s not found or not accessible: `%s`", combo ? "E1110: Category combo" : "E1111: Category option",
+	                GetText(SPI_tuptable->vals[0], 2))));
+}
+
 void
 ResolveOptionCombos(ExportState *state)
 {
@@ -499,6 +530,7 @@ ResolveOptionCombos(ExportState *state)
 		const char *column = scheme.type == IdSchemeType::kCode   ? "code"
 		                     : scheme.type == IdSchemeType::kName ? "name"
 		                                                          : "uid";
+		RefuseUnknownComboOrOption(state, column);
 		char *sql = psprintf(
 		    "SELECT coc.categoryoptioncomboid FROM %s coc "
 		    "JOIN %s cc ON cc.categoryoptioncomboid " OP(
