@@ -32,6 +32,7 @@ inline constexpr const char *kDataException = "22000";
 inline constexpr const char *kNullValueNotAllowed = "22004";
 inline constexpr const char *kInternalError = "XX000";
 inline constexpr const char *kOutOfMemory = "53200";
+inline constexpr const char *kInsufficientResources = "53000";
 inline constexpr const char *kProgramLimitExceeded = "54000";
 } // namespace sqlstate
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <system_error>
 
 #include "core/error.hpp"
 /* Core headers refuse to follow PostgreSQL's; src/pg always includes them first. */
@@ -44,6 +45,19 @@ CaptureCurrentException(CoreFailure *failure) noexcept
 	} catch (const std::bad_alloc &) {
 		Copy(failure->sqlstate, sizeof failure->sqlstate, core::sqlstate::kOutOfMemory);
 		Copy(failure->message, sizeof failure->message, "out of memory");
+	} catch (const std::system_error &e) {
+		/* std::thread's EAGAIN: the process or thread limit, as PostgreSQL's own "could not fork". */
+		const bool thread_limit = e.code() == std::errc::resource_unavailable_try_again;
+		Copy(failure->sqlstate, sizeof failure->sqlstate,
+		     thread_limit ? core::sqlstate::kInsufficientResources : core::sqlstate::kInternalError);
+		Copy(failure->message, sizeof failure->message,
+		     thread_limit ? "could not start a thread for the export" : "internal error in datavalue_export");
+		Copy(failure->detail, sizeof failure->detail, e.what());
+		if (thread_limit)
+			Copy(failure->hint, sizeof failure->hint,
+			     "The server's user reached its limit of processes and threads (ulimit -u, a container's "
+			     "pids.max, kernel.threads-max). An unordered export without gzip (\"order\" => 'none') "
+			     "starts no thread.");
 	} catch (const std::exception &e) {
 		Copy(failure->sqlstate, sizeof failure->sqlstate, core::sqlstate::kInternalError);
 		Copy(failure->message, sizeof failure->message, "internal error in datavalue_export");

@@ -4,6 +4,10 @@ test/integration/test_errors.py
 SPDX-License-Identifier: PostgreSQL
 """
 import io
+import json
+import os
+import shutil
+import subprocess
 
 import psycopg2
 import pytest
@@ -127,3 +131,24 @@ def test_connection_usable_after_errors(conn243):
     with conn243.cursor() as cur:
         cur.execute("SELECT 1")
         assert cur.fetchone() == (1,)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("prlimit") is None,
+                    reason="lowering the backend's limit needs root (to act as postgres) and util-linux's prlimit")
+def test_thread_limit_is_insufficient_resources(fresh_conn):
+    """An ordered export starts threads; a backend at its user's process limit (ulimit -u, a container's pids.max)
+    cannot. That is SQLSTATE 53000 with what to do, as PostgreSQL's own fork failures are, not XX000 "internal
+    error"; the session stays usable, and an unordered export, which starts no thread, still runs."""
+    with fresh_conn.cursor() as cur:
+        cur.execute("SELECT pg_backend_pid()")
+        pid = cur.fetchone()[0]
+    # The server's user runs several processes already, so a limit of one refuses every new thread. Set as that
+    # user: root may lack CAP_SYS_RESOURCE in a container.
+    subprocess.run(["runuser", "-u", "postgres", "--", "prlimit", "--pid", str(pid), "--nproc=1:1"], check=True)
+    err = _copy_error(fresh_conn, "COPY (SELECT %s) TO STDOUT" % dve.call("json", **OK))
+    assert err.pgcode == "53000", err
+    assert "could not start a thread for the export" in err.pgerror
+    assert "\"order\" => 'none'" in err.diag.message_hint
+    fresh_conn.rollback()
+    data = dve.copy_bytes(fresh_conn, "json", order="none", **OK)
+    assert json.loads(data)["dataValues"]
