@@ -62,11 +62,28 @@ ActiveCopyStatement()
 	return castNode(CopyStmt, planned->utilityStmt);
 }
 
+/* A `::text` cast, which leaves the function's text rows as they are: the node under it, else the node. */
+Node *
+WithoutTextCast(Node *node)
+{
+	if (node == nullptr || !IsA(node, TypeCast))
+		return node;
+	TypeCast *cast = castNode(TypeCast, node);
+	const TypeName *type = cast->typeName;
+	if (type == nullptr || type->typmods != NIL || type->arrayBounds != NIL || type->setof ||
+	    strcmp(strVal(llast(type->names)), "text") != 0 ||
+	    (list_length(type->names) == 2 && strcmp(strVal(linitial(type->names)), "pg_catalog") != 0) ||
+	    list_length(type->names) > 2)
+		return node;
+	return cast->arg;
+}
+
 /*
- * The call f(...) when the COPY's query is exactly `SELECT f(...)` or `SELECT * | c FROM f(...)
- * [c]`, else NULL: only then are the function's rows the COPY's rows, so that writing the
- * document instead is the same as returning it. Anything else (an aggregate over the chunks,
- * a UNION, a wrapper function, LIMIT) gets ordinary result rows.
+ * The call f(...) when the COPY's query is exactly `SELECT f(...)` or `SELECT * | c | t.* | t.c
+ * FROM f(...) [t [(c)]]`, each optionally cast to text, else NULL: only then are the function's
+ * rows the COPY's rows, so that writing the document instead is the same as returning it.
+ * Anything else (an aggregate over the chunks, a UNION, a wrapper function, LIMIT) gets
+ * ordinary result rows, and a warning (WarnRowsIntoCopy).
  */
 FuncCall *
 DirectCall(Node *query)
@@ -81,9 +98,10 @@ DirectCall(Node *query)
 	    select->withClause != nullptr || list_length(select->targetList) != 1)
 		return nullptr;
 	ResTarget *target = linitial_node(ResTarget, select->targetList);
+	Node *value = WithoutTextCast(target->val);
 	if (select->fromClause == NIL)
-		return target->val != nullptr && IsA(target->val, FuncCall) ? castNode(FuncCall, target->val) : nullptr;
-	if (list_length(select->fromClause) != 1 || target->val == nullptr || !IsA(target->val, ColumnRef))
+		return value != nullptr && IsA(value, FuncCall) ? castNode(FuncCall, value) : nullptr;
+	if (list_length(select->fromClause) != 1 || value == nullptr || !IsA(value, ColumnRef))
 		return nullptr;
 	Node *from = static_cast<Node *>(linitial(select->fromClause));
 	if (!IsA(from, RangeFunction))
@@ -97,12 +115,22 @@ DirectCall(Node *query)
 	if (call == nullptr || !IsA(call, FuncCall))
 		return nullptr;
 	FuncCall *func = castNode(FuncCall, call);
-	/* The target is `*` or the function's one column, named after the alias or the function. */
-	ColumnRef *column = castNode(ColumnRef, target->val);
-	if (list_length(column->fields) != 1)
+	/*
+	 * The target is `*` or the function's one column, named after the alias, its column alias or
+	 * the function, and may be qualified by the range's name.
+	 */
+	const char *range_name = range->alias != nullptr ? range->alias->aliasname : strVal(llast(func->funcname));
+	const char *column_name = range->alias != nullptr && list_length(range->alias->colnames) == 1
+	                              ? strVal(linitial(range->alias->colnames))
+	                              : range_name;
+	List *fields = castNode(ColumnRef, value)->fields;
+	if (list_length(fields) == 2) {
+		Node *qualifier = static_cast<Node *>(linitial(fields));
+		if (!IsA(qualifier, String) || strcmp(strVal(qualifier), range_name) != 0)
+			return nullptr;
+	} else if (list_length(fields) != 1)
 		return nullptr;
-	Node *field = static_cast<Node *>(linitial(column->fields));
-	const char *column_name = range->alias != nullptr ? range->alias->aliasname : strVal(llast(func->funcname));
+	Node *field = static_cast<Node *>(llast(fields));
 	if (!IsA(field, A_Star) && !(IsA(field, String) && strcmp(strVal(field), column_name) == 0))
 		return nullptr;
 	return func;
@@ -323,6 +351,29 @@ RefuseUnseenCopy(EState *estate)
 		                errhint("%s", kLoadLibraryHint)));
 }
 
+/*
+ * An export in a COPY TO's query that is not the bare call returns its document as rows: where
+ * they reach the COPY's output, COPY escapes backslashes, tabs and line breaks in them and ends
+ * each chunk with a line break, so the file differs from the document and may still parse (a
+ * SECURITY DEFINER wrapper does this). The query may only count or measure the rows, so this
+ * warns instead of refusing.
+ */
+void
+WarnRowsIntoCopy(Oid fn_oid)
+{
+	const char *name = get_func_name(fn_oid);
+	ereport(
+	    WARNING,
+	    (errcode(ERRCODE_WARNING),
+	     errmsg("%s is not the bare call of this COPY: it returns its document as rows instead of writing it",
+	            name != nullptr ? name : "the export"),
+	     errdetail("Where those rows reach the COPY's output, COPY escapes their backslashes, tabs and line breaks "
+	               "and ends each chunk with a line break, so a file written that way differs from the document."),
+	     errhint("Write COPY (SELECT %s(...)) TO ..., with no cast, column list or wrapper function around the "
+	             "call; a role that may not read the DHIS2 tables cannot stream through a SECURITY DEFINER wrapper.",
+	             name != nullptr ? name : "export_datavalues_json")));
+}
+
 } // namespace
 
 /*
@@ -342,8 +393,12 @@ DetectCopyTarget(FunctionCallInfo fcinfo, int *target_encoding, const char **tar
 	Oid export_oid;
 	if (running_copy != nullptr) {
 		/* The innermost COPY running, if this call is in its query (at any depth of functions). */
-		if (estate == nullptr || estate->es_sourceText != running_copy->query_string)
+		if (estate == nullptr || estate->es_sourceText != running_copy->query_string) {
+			/* A function called by the COPY's query (a wrapper): its rows may reach the COPY. */
+			if (!running_copy->stmt->is_from)
+				WarnRowsIntoCopy(fn_oid);
 			return CopyTarget::kNone;
+		}
 		copy = running_copy->stmt;
 		program = running_copy->program;
 		export_oid = running_copy->export_oid;
@@ -358,8 +413,14 @@ DetectCopyTarget(FunctionCallInfo fcinfo, int *target_encoding, const char **tar
 		export_oid = copy == nullptr || copy->is_from ? InvalidOid : ResolveExportCall(DirectCall(copy->query));
 	}
 	/* The COPY's query is a bare call of this function, and this is that call (not one in its arguments). */
-	if (copy == nullptr || copy->is_from || export_oid != fn_oid || !IsTopLevelInvocation(fcinfo))
+	if (copy == nullptr || copy->is_from)
 		return CopyTarget::kNone;
+	if (export_oid != fn_oid) {
+		WarnRowsIntoCopy(fn_oid);
+		return CopyTarget::kNone;
+	}
+	if (!IsTopLevelInvocation(fcinfo))
+		return CopyTarget::kNone; /* a call in the bare call's arguments */
 	CopyTarget kind = CopyTarget::kClient;
 	if (copy->is_program) {
 		/* Only the hook can take over a program (it is loaded with the library: preload it). */

@@ -63,6 +63,44 @@ def test_bare_forms_stream_the_document(conn243):
         assert got == doc
 
 
+def test_near_bare_forms_stream_the_document(fresh_conn):
+    """A text cast, a qualified star or column, a column alias: the rows are the function's, unchanged, so the
+    document streams (they gave the chunks COPY-escaped, with a line break after each, on the build before)."""
+    doc = dve.select_bytes(fresh_conn, "json", **SMALL)
+    assert b"\\" in doc  # the hostile values hold backslashes, which COPY's text rows would double
+    f = dve.call("json", **SMALL)
+    for query in ("SELECT %s::text" % f, "SELECT %s::pg_catalog.text" % f, "SELECT t.* FROM %s t" % f,
+                  "SELECT t.t FROM %s t" % f, "SELECT doc FROM %s AS t(doc)" % f,
+                  "SELECT t.doc::text FROM %s AS t(doc)" % f):
+        del fresh_conn.notices[:]
+        got, err = _copy_or_error(fresh_conn, query)
+        assert err is None, err
+        assert got == doc, query
+        assert not fresh_conn.notices, (query, fresh_conn.notices)
+
+
+def test_rows_into_copy_warn(fresh_conn):
+    """An export whose rows reach a COPY some other way (a wrapper function, an expression) is COPY-escaped: the
+    export warns, naming the bare call, since such a file may still parse and differ from the document."""
+    f = dve.call("json", **SMALL)
+    with fresh_conn.cursor() as cur:
+        cur.execute("CREATE FUNCTION pg_temp.dve_it_wrapper() RETURNS SETOF text LANGUAGE sql SECURITY DEFINER "
+                    "SET search_path = public, pg_catalog AS $$ SELECT * FROM %s $$" % f)
+    for query in ("SELECT * FROM pg_temp.dve_it_wrapper()", "SELECT upper(c) FROM %s c" % f):
+        del fresh_conn.notices[:]
+        got, err = _copy_or_error(fresh_conn, query)
+        assert err is None, err
+        assert got == _native_copy_of(fresh_conn, query)
+        warnings = [n for n in fresh_conn.notices if n.startswith("WARNING:")]
+        assert len(warnings) == 1 and "is not the bare call of this COPY" in warnings[0], fresh_conn.notices
+    # A plain SELECT of the same rows is not a COPY: no warning.
+    del fresh_conn.notices[:]
+    with fresh_conn.cursor() as cur:
+        cur.execute("SELECT * FROM pg_temp.dve_it_wrapper()")
+        cur.fetchall()
+    assert not fresh_conn.notices
+
+
 WRAPPERS = {
     "aggregate-count": "SELECT count(*) FROM {f} c",
     "aggregate-length": "SELECT sum(octet_length(c)) FROM {f} c",
