@@ -27,6 +27,21 @@ COPY (SELECT export_datavalues_csv(data_set => '{pBOMPrpg1QX}', period => '{2024
 -- gzip needs COPY; a plain SELECT is refused before anything is read.
 SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
                               compression => 'gzip');
+-- A COPY FROM's trigger is a plain call, not a COPY of the export: the plain-query DETAIL.
+CREATE TABLE regress_copy_from (id int);
+CREATE FUNCTION regress_copy_from_export() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM * FROM export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
+                                        compression => 'gzip');
+  RETURN NEW;
+END $$;
+CREATE TRIGGER regress_copy_from_export BEFORE INSERT ON regress_copy_from
+  FOR EACH ROW EXECUTE FUNCTION regress_copy_from_export();
+COPY regress_copy_from FROM STDIN;
+1
+\.
+DROP TABLE regress_copy_from;
+DROP FUNCTION regress_copy_from_export();
 -- So is a COPY whose query is more than the bare call; its DETAIL says so.
 COPY (SELECT export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}',
                                     compression => 'gzip') FROM generate_series(1, 2)) TO '/dev/null';

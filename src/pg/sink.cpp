@@ -853,10 +853,12 @@ OpenSink(FunctionCallInfo fcinfo, ExportSession *session)
 		                         target_encoding != PG_SQL_ASCII;
 	} else {
 		sink->kind = SinkKind::kResultRows;
+		/* A COPY TO whose query runs this call (a COPY FROM's trigger is a plain call). */
+		const CopyStmt *active = running_copy != nullptr ? running_copy->stmt : ActiveCopyStatement();
 		if (plan.gzip || plan.zip)
 			ereport(ERROR,
 			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("compressed exports can only be written by COPY"),
-			         running_copy != nullptr || ActiveCopyStatement() != nullptr
+			         active != nullptr && !active->is_from
 			             ? errdetail("The export writes its bytes only when the COPY's query is the bare call "
 			                         "SELECT export_...(...); any other query gets text rows, which cannot carry "
 			                         "compressed bytes.")
