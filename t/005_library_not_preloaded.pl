@@ -41,6 +41,19 @@ like($stderr, qr/call one of its functions earlier in the session/, 'and a remed
 unlike(-e $file ? file_md5() : '', qr/^\Q$reference\E$/, 'no complete document was written');
 unlink($file);
 
+# The same COPY behind a comment, or among other statements of a SQL function's body, is the same COPY.
+my $commented = "DO \$outer\$ BEGIN EXECUTE \$inner\$/* nightly */ COPY (SELECT $call) TO '$file'\$inner\$; END \$outer\$";
+($ret, $stdout, $stderr) = $node->psql('demo', $commented);
+like($stderr, qr/needs the datavalue_export library loaded/, 'a COPY after a comment is refused too');
+ok(!-e $file || file_md5() ne $reference, 'and wrote no complete document');
+unlink($file);
+($ret, $stdout, $stderr) = $node->psql('demo',
+	"CREATE FUNCTION pg_temp.nightly() RETURNS void LANGUAGE sql AS \$\$ SELECT 1; COPY (SELECT $call) TO '$file' \$\$;\n"
+	  . "SELECT pg_temp.nightly();");
+like($stderr, qr/needs the datavalue_export library loaded/, 'a COPY that is the second statement of a SQL function is refused');
+ok(!-e $file || file_md5() ne $reference, 'and wrote no complete document');
+unlink($file);
+
 # The hint's remedy: LOAD and session_preload_libraries need a superuser, a call of the library does not.
 ($ret, $stdout, $stderr) = $node->psql('demo', "SELECT datavalue_export_version();\n$nested");
 is($ret, 0, 'after a call of one of its functions, the COPY from a function runs') or diag($stderr);

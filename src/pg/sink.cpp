@@ -324,31 +324,41 @@ constexpr const char *kLoadLibraryHint =
     "Add datavalue_export to shared_preload_libraries, or call one of its functions earlier in the session "
     "(SELECT datavalue_export_version()).";
 
+/* Whether text contains "copy" in any case: a cheap test before parsing it. */
+bool
+MentionsCopy(const char *text)
+{
+	for (; *text != '\0'; text++)
+		if (pg_strncasecmp(text, "copy", 4) == 0)
+			return true;
+	return false;
+}
+
 /*
  * With the library loaded during this statement, the hook saw no COPY: a COPY run from a
- * function (EXECUTE in PL/pgSQL) would write the document's chunks with COPY's escaping into
- * a file that looks complete. Its text is the executor's; refuse a COPY of an export there.
- * May ereport.
+ * function (EXECUTE in PL/pgSQL, a SQL function's body) would write the document's chunks with
+ * COPY's escaping into a file that looks complete. Its text is the executor's, which may hold
+ * comments and several statements (a SQL function's body): refuse if any of them is a COPY of an
+ * export. May ereport.
  */
 void
 RefuseUnseenCopy(EState *estate)
 {
-	if (estate == nullptr || estate->es_sourceText == nullptr)
-		return;
-	const char *text = estate->es_sourceText;
-	while (isspace(static_cast<unsigned char>(*text)))
-		text++;
-	if (pg_strncasecmp(text, "copy", 4) != 0)
+	if (estate == nullptr || estate->es_sourceText == nullptr || !MentionsCopy(estate->es_sourceText))
 		return;
 	List *parsed = raw_parser(estate->es_sourceText, RAW_PARSE_DEFAULT);
-	if (list_length(parsed) != 1 || !IsA(linitial_node(RawStmt, parsed)->stmt, CopyStmt))
-		return;
-	CopyStmt *copy = castNode(CopyStmt, linitial_node(RawStmt, parsed)->stmt);
-	if (!copy->is_from && OidIsValid(ResolveExportCall(DirectCall(copy->query))))
-		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-		                errmsg("COPY of an export run from a function needs the datavalue_export library loaded "
-		                       "before the statement starts"),
-		                errhint("%s", kLoadLibraryHint)));
+	ListCell *lc;
+	foreach (lc, parsed) {
+		Node *statement = lfirst_node(RawStmt, lc)->stmt;
+		if (!IsA(statement, CopyStmt))
+			continue;
+		CopyStmt *copy = castNode(CopyStmt, statement);
+		if (!copy->is_from && OidIsValid(ResolveExportCall(DirectCall(copy->query))))
+			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			                errmsg("COPY of an export run from a function needs the datavalue_export library loaded "
+			                       "before the statement starts"),
+			                errhint("%s", kLoadLibraryHint)));
+	}
 }
 
 /*
