@@ -116,4 +116,11 @@ FROM export_datavalues('dataSet=pBOMPrpg1QX&startDate=2000-01-01&endDate=2030-12
 -- empty one): the error names the path it searched.
 SET search_path = '';
 SELECT public.export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}', org_unit => '{DiszpKrYNg8}');
+-- A schema earlier on the path with only a datavalue of its own (a per-role view) is passed over.
+CREATE SCHEMA regress_partial;
+CREATE VIEW regress_partial.datavalue AS SELECT * FROM regress_dhis2.datavalue WHERE false;
+SET search_path = regress_partial, regress_dhis2, public;
+SELECT jsonb_array_length(export_datavalues_json(data_set => '{pBOMPrpg1QX}', period => '{202401}',
+                                                 org_unit => '{DiszpKrYNg8}')::jsonb -> 'dataValues') AS "values";
+DROP SCHEMA regress_partial CASCADE;
 SET search_path = regress_dhis2, public;

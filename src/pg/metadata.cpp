@@ -692,18 +692,27 @@ ApplyFilterSets(ExportState *state)
 } // namespace
 
 /*
- * The DHIS2 tables are those of the first schema on the caller's search_path that has a table
- * named datavalue. Temporary schemas are never taken, even when listed, so a temporary table
- * cannot stand in for DHIS2's. Everything after this uses the schema by name. May ereport.
+ * The DHIS2 tables are those of the first schema on the caller's search_path that has DHIS2's
+ * core relations (tables, or views over them): a schema with only a datavalue of its own (a
+ * per-role view in "$user", say) is passed over instead of failing later on its missing
+ * dataset. Temporary schemas are never taken, even when listed, so a temporary table cannot
+ * stand in for DHIS2's. Everything after this uses the schema by name. May ereport.
  */
 void
 ResolveDhis2Schema(ExportState *state)
 {
+	static const char *const kCoreRelations[] = {"datavalue",        "dataelement", "dataset",
+	                                             "organisationunit", "period",      "categoryoptioncombo"};
 	List *path = fetch_search_path(false);
 	ListCell *lc;
 	foreach (lc, path) {
 		const Oid namespace_oid = lfirst_oid(lc);
-		if (isAnyTempNamespace(namespace_oid) || !OidIsValid(get_relname_relid("datavalue", namespace_oid)))
+		if (isAnyTempNamespace(namespace_oid))
+			continue;
+		bool complete = true;
+		for (const char *relation : kCoreRelations)
+			complete = complete && OidIsValid(get_relname_relid(relation, namespace_oid));
+		if (!complete)
 			continue;
 		const char *name = get_namespace_name(namespace_oid);
 		const char *quoted = quote_identifier(name);
@@ -713,8 +722,10 @@ ResolveDhis2Schema(ExportState *state)
 		return;
 	}
 	ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-	                errmsg("no DHIS2 database found: no schema on the search_path has a table \"datavalue\""),
-	                errdetail("The search_path was %s.", namespace_search_path),
+	                errmsg("no DHIS2 database found: no schema on the search_path has DHIS2's tables"),
+	                errdetail("The search_path was %s; the export looks for datavalue, dataelement, dataset, "
+	                          "organisationunit, period and categoryoptioncombo in one schema.",
+	                          namespace_search_path),
 	                errhint("Run the export in the DHIS2 database, with the schema of its tables (usually public) on "
 	                        "the search_path; temporary tables are never used. A view refreshed or restored by "
 	                        "pg_dump, pg_restore or REFRESH MATERIALIZED VIEW runs under a restricted search_path: "
