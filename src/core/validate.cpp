@@ -60,6 +60,19 @@ ChooseInputScheme(const std::optional<std::string> &specific, const IdScheme &fa
 	return specific ? ParseInputIdScheme(*specific, parameter) : fallback;
 }
 
+/* The schemes both directions share, from upper-cased text: UID (ID is the same), CODE, NAME. */
+std::optional<IdSchemeType>
+PlainSchemeType(const std::string &text)
+{
+	if (text == "UID" || text == "ID")
+		return IdSchemeType::kUid;
+	if (text == "CODE")
+		return IdSchemeType::kCode;
+	if (text == "NAME")
+		return IdSchemeType::kName;
+	return std::nullopt;
+}
+
 [[noreturn]] void
 ThrowInvalidIdScheme(std::string_view text)
 {
@@ -218,12 +231,8 @@ ParseOutputIdScheme(std::string_view raw)
 {
 	const std::string text = Upper(Trim(raw));
 	IdScheme scheme;
-	if (text == "UID" || text == "ID")
-		scheme.type = IdSchemeType::kUid;
-	else if (text == "CODE")
-		scheme.type = IdSchemeType::kCode;
-	else if (text == "NAME")
-		scheme.type = IdSchemeType::kName;
+	if (const auto type = PlainSchemeType(text))
+		scheme.type = *type;
 	else if (text.rfind("ATTRIBUTE:", 0) == 0 && text.size() == 21) {
 		/* The prefix is case-insensitive; the UID keeps the case it was given in. */
 		scheme.type = IdSchemeType::kAttribute;
@@ -241,12 +250,8 @@ ParseInputIdScheme(std::string_view raw, std::string_view parameter)
 	/* DHIS2 binds input schemes to its IdentifiableProperty enum: upper-cased, then looked up. */
 	const std::string text = Upper(Trim(raw));
 	IdScheme scheme;
-	if (text == "UID" || text == "ID")
-		scheme.type = IdSchemeType::kUid;
-	else if (text == "CODE")
-		scheme.type = IdSchemeType::kCode;
-	else if (text == "NAME")
-		scheme.type = IdSchemeType::kName;
+	if (const auto type = PlainSchemeType(text))
+		scheme.type = *type;
 	else if (text == "ATTRIBUTE" || text == "UUID")
 		/* Values of the enum that 2.43 binds, then refuses (ATTRIBUTE) or cannot look up (UUID). */
 		throw Error(sqlstate::kFeatureNotSupported, "input ID scheme " + text + " is not supported", "",
