@@ -249,3 +249,28 @@ def test_a_huge_row_leaves_no_large_send_buffer(fresh_conn):
         cur.execute("SELECT total_bytes FROM pg_backend_memory_contexts WHERE name = 'TopMemoryContext'")
         after = cur.fetchone()[0]
     assert after - before < 4 * 1024 * 1024, "TopMemoryContext grew by %d bytes" % (after - before)
+
+
+# ---------------------------------------------------------------------------------------------
+# Exporting without the tables' privileges, and still streaming
+
+
+def test_security_definer_export_streams_for_a_role_without_table_privileges(fresh_conn):
+    """README (search_path): the extension's own function made SECURITY DEFINER with a fixed path lets a role that
+    may not read the DHIS2 tables export, and the bare call still streams the exact document (a wrapper function
+    would return COPY-escaped rows). Checked on the hostile values, whose backslashes COPY's rows would double."""
+    params = dict(data_set=["HostileDSet"], start_date="2000-01-01", end_date="2030-12-31", org_unit=[dve.ROOT_OU],
+                  children=True)
+    expected = dve.copy_bytes(fresh_conn, "xml", **params)
+    assert b"\\" in expected
+    with dve.rolled_back(fresh_conn), fresh_conn.cursor() as cur:
+        cur.execute("CREATE ROLE dve_it_no_tables")
+        cur.execute("ALTER FUNCTION export_datavalues_xml SECURITY DEFINER")
+        cur.execute("ALTER FUNCTION export_datavalues_xml SET search_path = public, pg_catalog, pg_temp")
+        cur.execute("GRANT EXECUTE ON FUNCTION export_datavalues_xml TO dve_it_no_tables")
+        cur.execute("SET LOCAL ROLE dve_it_no_tables")
+        cur.execute("SELECT has_table_privilege('datavalue', 'SELECT')")
+        assert cur.fetchone()[0] is False
+        del fresh_conn.notices[:]
+        assert dve.copy_bytes(fresh_conn, "xml", **params) == expected
+        assert not fresh_conn.notices
