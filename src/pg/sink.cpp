@@ -27,6 +27,11 @@ namespace datavalue_export::pg {
 namespace {
 
 ProcessUtility_hook_type previous_process_utility = nullptr;
+/*
+ * The start of the client message during which the hook was installed (0 when preloaded). Only a
+ * statement of that message can run a COPY the hook did not see.
+ */
+TimestampTz hook_installed_in_statement = 0;
 
 /*
  * A COPY the hook is running, innermost first: a COPY run from a function (EXECUTE in PL/pgSQL)
@@ -344,6 +349,9 @@ MentionsCopy(const char *text)
 void
 RefuseUnseenCopy(EState *estate)
 {
+	/* Any later statement's COPY went through the hook: this call is not in one. */
+	if (GetCurrentStatementStartTimestamp() != hook_installed_in_statement)
+		return;
 	if (estate == nullptr || estate->es_sourceText == nullptr || !MentionsCopy(estate->es_sourceText))
 		return;
 	List *parsed = raw_parser(estate->es_sourceText, RAW_PARSE_DEFAULT);
@@ -774,6 +782,7 @@ InstallCopyTagHook()
 {
 	previous_process_utility = ProcessUtility_hook;
 	ProcessUtility_hook = CopyTagHook;
+	hook_installed_in_statement = GetCurrentStatementStartTimestamp();
 }
 
 /* The zip entry's DOS date and time: now, in the session time zone (Java uses the JVM's). May ereport. */

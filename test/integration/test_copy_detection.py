@@ -79,6 +79,18 @@ def test_near_bare_forms_stream_the_document(fresh_conn):
         assert not fresh_conn.notices, (query, fresh_conn.notices)
 
 
+def test_a_later_copy_in_the_same_function_body_is_not_refused(fresh_conn):
+    """The library is loaded (preloaded here): a SQL function whose body reads an export and then COPYs one runs
+    both. The guard against a COPY the hook could not see looks at the whole body's text, and once refused the
+    first statement for the COPY in the second."""
+    f = dve.call("json", **SMALL)
+    with fresh_conn.cursor() as cur:
+        cur.execute("CREATE FUNCTION pg_temp.dve_it_two() RETURNS void LANGUAGE sql AS $$ "
+                    "SELECT count(*) FROM %s; COPY (SELECT %s) TO '/dev/null' $$" % (f, f))
+        cur.execute("SELECT pg_temp.dve_it_two()")
+        cur.fetchall()
+
+
 def test_rows_into_copy_warn(fresh_conn):
     """An export whose rows reach a COPY some other way (a wrapper function, an expression) is COPY-escaped: the
     export warns, naming the bare call, since such a file may still parse and differ from the document."""
