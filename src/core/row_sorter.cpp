@@ -328,6 +328,8 @@ RowSorter::RowSorter(SortKeyPlan plan, size_t run_budget) : plan_(std::move(plan
 
 RowSorter::~RowSorter()
 {
+	/* A cancelled export needs no file: the worker stops at its next write instead of writing the run out. */
+	KeepSortedRunInMemory();
 	WaitForSortedRun();
 }
 

@@ -282,6 +282,27 @@ AddStagedRows(ExportSession *session, const core::StagedRows *rows)
 }
 
 /*
+ * The stager for tuples of this descriptor, or false if the table's layout cannot be staged.
+ * Plain C++ (it calls no PostgreSQL function): its objects live in this frame, so it runs inside
+ * DVE_CORE, and none is alive when PostgreSQL is called. May throw.
+ */
+bool
+MakeStager(ExportSession *session, TupleDesc desc)
+{
+	Ordering *ordering = &session->state->ordering;
+	core::TupleLayout layout;
+	if (!PlanTupleLayout(desc, &layout, ordering->staged_attributes))
+		return false;
+	/* Chunks of at most an eighth of a run, so the encoded rows of one fit a run within its budget. */
+	const size_t chunk_bytes = Min(core::RowStager::kMaxChunkBytes,
+	                               Max(static_cast<size_t>(sort_run_memory_kb) * 1024 / 16, static_cast<size_t>(4096)));
+	ordering->stager = std::make_unique<core::RowStager>(
+	    std::move(layout), session->state->document.maps, ordering->sorter->Plan(), ordering->filter_deleted,
+	    chunk_bytes, ordering->staged_filter.Any() ? &ordering->staged_filter : nullptr);
+	return true;
+}
+
+/*
  * The stager for an ordered scan of tuples of this descriptor; false (and staging off) if the
  * table's layout cannot be staged. May ereport.
  */
@@ -289,9 +310,8 @@ bool
 StartStaging(ExportSession *session, TupleDesc desc)
 {
 	Ordering *ordering = &session->state->ordering;
-	core::TupleLayout layout;
-	bool planned;
-	DVE_CORE(planned = PlanTupleLayout(desc, &layout, ordering->staged_attributes));
+	bool planned = false;
+	DVE_CORE(planned = MakeStager(session, desc));
 	if (!planned) {
 		ordering->staging = false;
 		return false;
@@ -304,12 +324,6 @@ StartStaging(ExportSession *session, TupleDesc desc)
 	 */
 	ordering->staged_desc = CreateTupleDescCopyConstr(desc);
 	MemoryContextSwitchTo(previous);
-	/* Chunks of at most an eighth of a run, so the encoded rows of one fit a run within its budget. */
-	const size_t chunk_bytes = Min(core::RowStager::kMaxChunkBytes,
-	                               Max(static_cast<size_t>(sort_run_memory_kb) * 1024 / 16, static_cast<size_t>(4096)));
-	DVE_CORE(ordering->stager = std::make_unique<core::RowStager>(
-	             std::move(layout), session->state->document.maps, ordering->sorter->Plan(), ordering->filter_deleted,
-	             chunk_bytes, ordering->staged_filter.Any() ? &ordering->staged_filter : nullptr));
 	return true;
 }
 

@@ -159,6 +159,22 @@ struct Ordering {
 	bool group_open = false;
 	uint32_t data_set = 0; /* index into the data sets of the current query */
 	uint32_t group_key[3] = {0, 0, 0};
+
+	Ordering() = default;
+	Ordering(const Ordering &) = delete;
+	Ordering &operator=(const Ordering &) = delete;
+	/*
+	 * Join the worker threads before any member is freed: the stager's thread reads
+	 * option_combo_sets (declared after it, so freed first) and the document's id maps, the
+	 * render thread the document's writer. A cancel or an error mid-scan tears the export down
+	 * (DeleteExportState) while the stager may still be decoding a chunk.
+	 */
+	~Ordering()
+	{
+		renderer.reset();
+		stager.reset();
+		sorter.reset();
+	}
 };
 
 /* sink.cpp: the rendered document on its way out. */
@@ -181,7 +197,7 @@ struct ExportState {
 	core::PreparedDocument document; /* metadata.cpp: the writer and the id maps */
 	DataValueFilters filters;
 	MetadataScratch scratch;
-	Ordering ordering;
+	Ordering ordering; /* after document: its threads read the writer and the id maps until ~Ordering */
 	SinkBuffers out;
 	/* Objects rows reference whose identifier is undefined under the output scheme, per IdKind (profile). */
 	std::vector<int64_t> used_undefined[core::kIdKindCount];

@@ -311,10 +311,13 @@ SubmitRenderBatch(ExportSession *session)
 {
 	Ordering *ordering = &session->state->ordering;
 	core::RenderThread *renderer = ordering->renderer.get();
-	const bool here = ordering->render_here_too && render_thread == kRenderAlternate ? ordering->render_batches % 2 == 1
-	                                                                                 : renderer->ShouldRenderHere();
+	const bool alternate = ordering->render_here_too && render_thread == kRenderAlternate;
+	const bool alternate_here = ordering->render_batches % 2 == 1;
 	ordering->render_batches++;
-	DVE_CORE(if (here) renderer->RenderHere(ordering->render_batch); else renderer->Submit(ordering->render_batch));
+	/* ShouldRenderHere takes the thread's lock, which can throw: inside the block too. */
+	DVE_CORE(if (alternate ? alternate_here : renderer->ShouldRenderHere())
+	             renderer->RenderHere(ordering->render_batch);
+	         else renderer->Submit(ordering->render_batch));
 	SendRendered(session, false);
 }
 
