@@ -925,6 +925,8 @@ EmitRow(ExportSession *session, const core::DataValueRow &row)
 void
 FlushText(ExportSession *session, bool final)
 {
+	/* Each flush is a point where a cancel lands, whatever the row loop feeding it checks. */
+	CHECK_FOR_INTERRUPTS();
 	ExportState *state = session->state;
 	SinkTarget *sink = &session->sink;
 	SinkBuffers *out = &state->out;

@@ -361,3 +361,74 @@ def test_cancelling_a_merge_of_spilled_runs_removes_its_files(fresh_conn, db243,
     assert dve.copy_bytes(fresh_conn, "json", **request) == full
     if render_thread == "on" and "off" in threads_while_merging:
         assert threads_while_merging["on"] == threads_while_merging["off"] + 1, threads_while_merging
+
+
+LONG_TEXT = 50_000  # DHIS2's varchar(50000): value and comment at their longest
+LONG_ROWS = 1_200
+
+
+class CountingSink:
+    """A copy_expert target that cancels the export once it has received cancel_after bytes, then
+    waits a moment (the signal lands; the backend fills the socket) and reads on, counting."""
+
+    def __init__(self, cancel_after, cancel):
+        self.cancel_after = cancel_after
+        self.cancel = cancel
+        self.size = 0
+        self.at_cancel = None
+
+    def write(self, data):
+        self.size += len(data)
+        if self.at_cancel is None and self.size >= self.cancel_after:
+            self.at_cancel = self.size
+            self.cancel()
+            time.sleep(0.3)
+        return len(data)
+
+
+@pytest.mark.parametrize("run_memory", ["32MB", "1GB"])
+def test_cancel_lands_within_a_few_messages_of_an_ordered_export_of_long_rows(fresh_conn, db243, run_memory):
+    """1,200 rows of DHIS2's longest texts (about 100 kB of JSON each), ordered: merged from spilled
+    runs (32MB) or from one run in memory (1GB). After pg_cancel_backend the client must receive
+    at most what was already on its way (the socket's buffer, the message being sent, a row), not
+    the up to 1,024 rows (about 100 MB) the merge rendered between two checks until now. Bounded in
+    bytes, not time: the sink reads on at any speed until the error comes."""
+    pid = _pid(fresh_conn)
+    observer = dve.connect(db243)
+    try:
+        with dve.rolled_back(fresh_conn), fresh_conn.cursor() as cur:
+            cur.execute("""SELECT de.dataelementid, de.uid, pe.periodid, pe.iso
+                           FROM dataelement de, period pe
+                           WHERE pe.iso = '202401' ORDER BY de.dataelementid LIMIT 1""")
+            de_id, de_uid, pe_id, pe_iso = cur.fetchone()
+            cur.execute("DELETE FROM datavalue WHERE dataelementid = %s AND periodid = %s", (de_id, pe_id))
+            cur.execute("""INSERT INTO datavalue (dataelementid, periodid, sourceid, categoryoptioncomboid,
+                                                  attributeoptioncomboid, value, storedby, created, lastupdated,
+                                                  comment, followup, deleted)
+                           SELECT %s, %s, ou.organisationunitid, coc.id, coc.id, repeat('v', %s), 'admin',
+                                  timestamp '2024-02-01' + ou.organisationunitid * interval '1 second',
+                                  timestamp '2024-02-02', repeat('c', %s), false, false
+                           FROM (SELECT organisationunitid FROM organisationunit
+                                 WHERE path LIKE '/ImspTQPwCqd%%' ORDER BY organisationunitid LIMIT %s) ou,
+                                (SELECT min(categoryoptioncomboid) AS id FROM categoryoptioncombo) coc""",
+                        (de_id, pe_id, LONG_TEXT, LONG_TEXT, LONG_ROWS))
+            assert cur.rowcount == LONG_ROWS, "the demo has fewer org units than the test needs"
+            cur.execute("SET datavalue_export.sort_run_memory = %s", (run_memory,))
+
+            def cancel():
+                with observer.cursor() as ocur:
+                    ocur.execute("SELECT pg_cancel_backend(%s)", (pid,))
+                    assert ocur.fetchone()[0] is True
+
+            sink = CountingSink(2 * 1024 * 1024, cancel)
+            with pytest.raises(psycopg2.Error) as err:
+                cur.copy_expert("COPY (SELECT %s) TO STDOUT" % dve.call(
+                    "json", data_element=[de_uid], period=[pe_iso], org_unit=["ImspTQPwCqd"], children=True), sink)
+            assert err.value.pgcode == "57014", err.value.pgerror
+            assert sink.at_cancel is not None, "the export ended before 2 MB"
+            after = sink.size - sink.at_cancel
+            assert after < 24 * 1024 * 1024, \
+                "%d bytes arrived after the cancel (document about %d MB)" % (after, LONG_ROWS * 100_000 // 10**6)
+    finally:
+        observer.close()
+    _usable(fresh_conn)
