@@ -104,6 +104,9 @@ GetText(HeapTuple tuple, int column)
 	return SPI_getvalue(tuple, SPI_tuptable->tupdesc, column);
 }
 
+/* A key DHIS2's code fallback reads as a UID (CodeGenerator's shape); any other is a code. */
+constexpr const char *kUidShape = OP("~") " '^[A-Za-z][A-Za-z0-9]{10}$'";
+
 struct ObjectTable {
 	const char *table;
 	const char *id_column;
@@ -133,10 +136,17 @@ ResolveKeys(const ExportState *state, const ObjectTable &object, const IdScheme 
 	                                                          : "uid";
 	char *sql;
 	if (scheme.code_fallback && scheme.IsUid())
-		sql = psprintf("SELECT t.%s, k.key FROM pg_catalog.unnest($1::text[]) WITH ORDINALITY AS k(key, n) "
-		               "LEFT JOIN %s t ON (CASE WHEN k.key " OP("~") " '^[A-Za-z][A-Za-z0-9]{10}$' THEN t.uid "
-		                                                             "ELSE t.code END) " OP("=") " k.key ORDER BY k.n",
-		               object.id_column, Table(state, object.table));
+		/*
+		 * A key shaped like a UID is looked up by uid, any other by code: two joins, each on one
+		 * unique column, so each can use its index or a hash. One join on a CASE of the two
+		 * columns could only be a nested loop: 20 s for 100 keys among 329k org units.
+		 */
+		sql = psprintf(
+		    "SELECT COALESCE(u.%s, c.%s), k.key FROM pg_catalog.unnest($1::text[]) WITH ORDINALITY AS k(key, n) "
+		    "LEFT JOIN %s u ON k.key %s AND u.uid %s k.key "
+		    "LEFT JOIN %s c ON NOT (k.key %s) AND c.code %s k.key ORDER BY k.n",
+		    object.id_column, object.id_column, Table(state, object.table), kUidShape, OP("="),
+		    Table(state, object.table), kUidShape, OP("="));
 	else
 		sql = psprintf("SELECT t.%s, k.key FROM pg_catalog.unnest($1::text[]) WITH ORDINALITY AS k(key, n) "
 		               "LEFT JOIN %s t ON t.%s " OP("=") " k.key ORDER BY k.n",
