@@ -74,6 +74,8 @@ class RenderThread : public BufferWorker {
 	void Recycle(std::unique_ptr<OutputBuffer> buffer);
 	/* Wait until every submitted row is rendered; TakeRendered then returns the rest. */
 	void Finish();
+	/* How many text buffers were made: the pool's size, as buffers are recycled, not remade. */
+	size_t TextsMade();
 
   private:
 	void Process(const OutputBuffer &batch) override;
@@ -81,6 +83,8 @@ class RenderThread : public BufferWorker {
 	void ProcessPlace() override;
 	/* Under the lock: the worker's text so far goes out, and it starts a new one. */
 	void HandOverText();
+	/* Under the lock: an empty text buffer, from the pool if it has one. */
+	std::unique_ptr<OutputBuffer> TakeSpareText();
 
 	Writer &writer_;
 	std::unique_ptr<Writer> fork_; /* the caller's, for RenderHere (render_here_too) */
@@ -92,6 +96,7 @@ class RenderThread : public BufferWorker {
 	/* The texts of each batch RenderHere rendered, until the worker reaches its place. */
 	std::deque<std::vector<std::unique_ptr<OutputBuffer>>> rendered_here_;
 	std::vector<std::unique_ptr<OutputBuffer>> spare_texts_;
+	size_t texts_made_ = 0; /* under the lock */
 };
 
 } // namespace datavalue_export::core
