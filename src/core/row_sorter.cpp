@@ -355,7 +355,9 @@ RowSorter::AddEncoded(const EncodedRows &rows, size_t from)
 	size_t end = from;
 	while (end < count && bytes < run_budget_) {
 		const size_t record_end = end + 1 < count ? rows.entries[end + 1].offset : rows.arena.Size();
-		bytes += record_end - rows.entries[end].offset + sizeof(Entry);
+		const size_t record = record_end - rows.entries[end].offset;
+		max_record_ = std::max(max_record_, record);
+		bytes += record + sizeof(Entry);
 		end++;
 	}
 	const size_t last_offset = end < count ? rows.entries[end].offset : rows.arena.Size();

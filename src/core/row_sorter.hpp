@@ -20,6 +20,7 @@
  */
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -184,7 +185,11 @@ class RowSorter {
 	RowSorter(const RowSorter &) = delete;
 	RowSorter &operator=(const RowSorter &) = delete;
 
-	void Add(const DataValueRow &row) { filling_.Add(plan_, row); }
+	void Add(const DataValueRow &row)
+	{
+		filling_.Add(plan_, row);
+		max_record_ = std::max(max_record_, filling_.arena.Size() - filling_.entries.back().offset);
+	}
 	/*
 	 * Append rows encoded elsewhere (core/staged_rows: on a second core), from rows.entries[from]
 	 * on, until the run is full; returns where it stopped (rows.entries.size() when all fit). The
@@ -264,6 +269,11 @@ class RowSorter {
 	void ReleaseWriteBuffer() noexcept;
 
 	const SortKeyPlan &Plan() const noexcept { return plan_; }
+	/*
+	 * The largest record added so far: a merge's read window grows to hold its run's largest, so
+	 * src/pg merges fewer runs at once when records are long (datavalue_export.sort_run_memory).
+	 */
+	size_t MaxRecordBytes() const noexcept { return max_record_; }
 	/* Where the keys of every run sorted so far differ (a background run's once waited for): for RunMerger. */
 	const KeySpread &Spread() const noexcept { return spread_; }
 
@@ -288,6 +298,7 @@ class RowSorter {
 	SortKeyPlan plan_;
 	size_t run_budget_;
 	KeySpread spread_;
+	size_t max_record_ = 0;
 	Run filling_;
 	Run sorted_;                       /* being sorted and written by worker_, or sorted on this thread */
 	OutputBuffer gather_;              /* sorted records gathered for one write */

@@ -613,6 +613,35 @@ TEST(RowSorterTest, RecordLargerThanOneWriteKeepsItsPlace)
 	EXPECT_EQ(at, bytes.size());
 }
 
+TEST(RowSorterTest, ReportsItsLongestRecordAddedEitherWay)
+{
+	/* The merge's fan-in is cut by the longest record (src/pg MergeFanIn): rows added one by one and encoded elsewhere.
+	 */
+	auto rows = RandomRows(60, 17);
+	rows[11].comment = std::string(70000, 'c');
+	rows[42].value = std::string(120000, 'v');
+	size_t longest = 0;
+	for (const OwnedRow &r : rows)
+		longest = std::max(longest, EncodedRowBytes(r.View()));
+	ASSERT_GE(longest, 120000u);
+	RowSorter one_by_one(DefaultPlan(), 64 * 1024 * 1024);
+	EXPECT_EQ(one_by_one.MaxRecordBytes(), 0u);
+	for (size_t i = 0; i < 30; i++)
+		one_by_one.Add(rows[i].View());
+	EXPECT_GE(one_by_one.MaxRecordBytes(), 70000u);
+	EXPECT_LT(one_by_one.MaxRecordBytes(), 120000u);
+	for (size_t i = 30; i < rows.size(); i++)
+		one_by_one.Add(rows[i].View());
+	EXPECT_EQ(one_by_one.MaxRecordBytes(), longest);
+
+	EncodedRows encoded;
+	for (const OwnedRow &r : rows)
+		encoded.Add(DefaultPlan(), r.View());
+	RowSorter in_bulk(DefaultPlan(), 64 * 1024 * 1024);
+	EXPECT_EQ(in_bulk.AddEncoded(encoded, 0), rows.size());
+	EXPECT_EQ(in_bulk.MaxRecordBytes(), longest);
+}
+
 /*
  * A run sorts by distributing on the bits of its keys that vary (an MSD radix sort, on keys packed
  * to those bits when they fit 96), so check it on runs whose keys vary in very different places:
