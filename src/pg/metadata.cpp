@@ -77,10 +77,18 @@ Int8Array(const std::vector<int64_t> &values)
 	    construct_array(items, static_cast<int>(values.size()), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
-/* Run a read-only metadata query; the result is in SPI_tuptable. May ereport. */
+/*
+ * Run a read-only metadata query; the result is in SPI_tuptable. The previous query's result is
+ * freed first: each caller reads its result before the next query, and an export's metadata
+ * (329k org units with their identifiers) kept every result until the end. May ereport.
+ */
 void
 RunMetadataQuery(const char *sql, int nargs, Oid *types, Datum *values)
 {
+	if (SPI_tuptable != nullptr) {
+		SPI_freetuptable(SPI_tuptable);
+		SPI_tuptable = nullptr;
+	}
 	int rc = SPI_execute_with_args(sql, nargs, types, values, nullptr, true, 0);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "metadata query failed: %s", SPI_result_code_string(rc));
@@ -102,6 +110,14 @@ char *
 GetText(HeapTuple tuple, int column)
 {
 	return SPI_getvalue(tuple, SPI_tuptable->tupdesc, column);
+}
+
+/* Free a GetText copied into C++: a row's texts would otherwise stay until the metadata phase ends. */
+void
+FreeText(char *text)
+{
+	if (text != nullptr)
+		pfree(text);
 }
 
 /* A key DHIS2's code fallback reads as a UID (CodeGenerator's shape); any other is a code. */
@@ -184,10 +200,12 @@ LoadIdentifiers(const char *sql, const std::vector<int64_t> &ids, std::vector<co
 	for (uint64 i = 0; i < SPI_processed; i++) {
 		HeapTuple tuple = SPI_tuptable->vals[i];
 		int64 id = GetInt64(tuple, 1);
-		const char *text = GetText(tuple, 2);
-		const char *uid = GetText(tuple, 3);
+		char *text = GetText(tuple, 2);
+		char *uid = GetText(tuple, 3);
 		DVE_CORE(objects->push_back(
 		    core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt, false, uid ? uid : ""}));
+		FreeText(text);
+		FreeText(uid);
 	}
 }
 
@@ -350,11 +368,13 @@ ResolveOrgUnits(ExportState *state)
 	for (uint64 i = 0; i < SPI_processed; i++) {
 		HeapTuple tuple = SPI_tuptable->vals[i];
 		int64 id = GetInt64(tuple, 1);
-		const char *text = GetText(tuple, 2);
-		const char *uid = GetText(tuple, 3);
+		char *text = GetText(tuple, 2);
+		char *uid = GetText(tuple, 3);
 		DVE_CORE(objects->push_back(
 		    core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt, false, uid ? uid : ""});
 		         state->filters.org_unit_ids.push_back(id));
+		FreeText(text);
+		FreeText(uid);
 	}
 }
 
