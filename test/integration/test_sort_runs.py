@@ -31,6 +31,14 @@ def _export(conn, run_memory, fmt, request, **extra):
             cur.execute("RESET datavalue_export.sort_run_memory")
 
 
+def _export_reporting(conn, run_memory, request):
+    """The ordered JSON export at DEBUG1, and the messages it gave on how it sorted and merged."""
+    with conn.cursor() as cur:
+        cur.execute("SET client_min_messages = debug1")
+    del conn.notices[:]
+    return _export(conn, run_memory, "json", request), list(conn.notices)
+
+
 @pytest.mark.parametrize("fmt", ["json", "csv"])
 def test_bytes_do_not_depend_on_run_size(fresh_conn, demo_request, fmt):
     request = dict(demo_request, include_deleted=True)
@@ -58,12 +66,9 @@ def test_many_small_runs_merge_in_several_passes(fresh_conn, demo_request):
     budget), so the spilled runs are first merged into longer ones: memory stays near the setting
     however many runs an export makes. The extra passes are reported at DEBUG1."""
     request = dict(demo_request, include_deleted=True)
-    with fresh_conn.cursor() as cur:
-        cur.execute("SET client_min_messages = debug1")
-    del fresh_conn.notices[:]
-    small = _export(fresh_conn, "64kB", "json", request)
-    passes = [n for n in fresh_conn.notices if "merged" in n and "extra pass" in n]
-    assert passes, fresh_conn.notices[-5:]
+    small, notices = _export_reporting(fresh_conn, "64kB", request)
+    passes = [n for n in notices if "merged" in n and "extra pass" in n]
+    assert passes, notices[-5:]
     extra = int(passes[-1].split("merged ")[1].split(" ")[0])
     assert extra >= 1, passes[-1]
     assert "fan-in 4" in passes[-1]
@@ -74,13 +79,10 @@ def test_the_last_run_is_merged_from_memory(fresh_conn, demo_request):
     """When one merge reads every run, the scan's last run is not written to a file: the merge
     reads it from memory (reported at DEBUG1). The document is the one of a single run."""
     request = dict(demo_request, include_deleted=True)
-    with fresh_conn.cursor() as cur:
-        cur.execute("SET client_min_messages = debug1")
-    del fresh_conn.notices[:]
     # 2 MB: the demo's hostile records (about 200 kB) leave a fan-in of 9, more than its runs.
-    spilled = _export(fresh_conn, "2MB", "json", request)
-    merges = [n for n in fresh_conn.notices if "from memory" in n]
-    assert len(merges) == 1, fresh_conn.notices[-5:]
+    spilled, notices = _export_reporting(fresh_conn, "2MB", request)
+    merges = [n for n in notices if "from memory" in n]
+    assert len(merges) == 1, notices[-5:]
     # The last run, or the last two when the worker's write of the one before had not ended.
     merge = re.search(r"merging (\d+) spilled runs and (the last run, (\d+) rows|the scan's last 2 runs), from memory",
                       merges[0])
@@ -123,12 +125,9 @@ def test_long_records_merge_fewer_runs_at_once(fresh_conn, demo_request):
     (2 MB / 32 kB); with DHIS2's longest rows (12,000 rows of 400 kB) the backend grew by 151 MB
     at the default 32 MB."""
     request = dict(demo_request, include_deleted=True)
-    with fresh_conn.cursor() as cur:
-        cur.execute("SET client_min_messages = debug1")
-    del fresh_conn.notices[:]
-    small = _export(fresh_conn, "2MB", "json", request)
-    merges = [n for n in fresh_conn.notices if "extra pass" in n]
-    assert merges, fresh_conn.notices[-5:]
+    small, notices = _export_reporting(fresh_conn, "2MB", request)
+    merges = [n for n in notices if "extra pass" in n]
+    assert merges, notices[-5:]
     fan_in = int(merges[-1].rsplit("fan-in ", 1)[1].split()[0])
     assert 4 <= fan_in and fan_in * (32 * 1024 + 50_000) <= 2 * 1024 * 1024, merges[-1]
     assert small == _export(fresh_conn, "1GB", "json", request)
