@@ -328,7 +328,8 @@ def test_cancelling_a_merge_of_spilled_runs_removes_its_files(fresh_conn, db243,
     request = dict(demo_request, include_deleted=True)
     with fresh_conn.cursor() as cur:
         cur.execute("SET datavalue_export.render_thread = " + render_thread)
-        cur.execute("SET datavalue_export.sort_run_memory = '256kB'")
+        # 2 MB: a few spilled runs, all read by one merge (the demo's 200 kB records leave a fan-in of 9).
+        cur.execute("SET datavalue_export.sort_run_memory = '2MB'")
         cur.execute("SET client_min_messages = debug1")
     full = dve.copy_bytes(fresh_conn, "json", **request)
     _usable(fresh_conn)  # a command after the COPY: psycopg2 hands over its notices
