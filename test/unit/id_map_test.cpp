@@ -237,5 +237,33 @@ TEST(IdMapTest, PutAfterDensifyIsSeen)
 	EXPECT_EQ(map.Get(1100), IdMap::kNotFound);
 }
 
+TEST(IdMapTest, DensifyReleasesTheTableAndPutRebuildsIt)
+{
+	/* A country's org units: consecutive ids. The array alone must answer, the table freed. */
+	IdMap map;
+	for (uint32_t i = 0; i < 100000; i++)
+		map.Put(7000000 + i * 2, i);
+	const size_t table = map.MemoryBytes();
+	EXPECT_GE(table, size_t{200000} * 16);
+	map.Densify();
+	EXPECT_LE(map.MemoryBytes(), size_t{200000} * 4 + 1024);
+	EXPECT_EQ(map.Size(), 100000u);
+	for (uint32_t i = 0; i < 100000; i += 997) {
+		EXPECT_EQ(map.Get(7000000 + i * 2), i);
+		EXPECT_EQ(map.Get(7000001 + i * 2), IdMap::kNotFound);
+	}
+	IdMap copy = map;   /* a copy of the released table answers and rebuilds alike */
+	map.Put(1, 123456); /* the table comes back with every entry */
+	EXPECT_EQ(map.Size(), 100001u);
+	for (uint32_t i = 0; i < 100000; i += 991)
+		EXPECT_EQ(map.Get(7000000 + i * 2), i);
+	EXPECT_EQ(map.Get(1), 123456u);
+	EXPECT_EQ(copy.Get(7000000 + 2 * 500), 500u);
+	copy.Put(2, 5);
+	EXPECT_EQ(copy.Get(7000000), 0u);
+	EXPECT_EQ(copy.Get(2), 5u);
+	EXPECT_EQ(copy.Get(1), IdMap::kNotFound);
+}
+
 } // namespace
 } // namespace datavalue_export::core
