@@ -15,7 +15,6 @@ RenderThread::RenderThread(Writer &writer, size_t flush_bytes, OutputBuffer &pre
     : writer_(writer), fork_(render_here_too ? writer.ForkForLaterRows() : nullptr), flush_bytes_(flush_bytes),
       text_(std::make_unique<OutputBuffer>(std::max(flush_bytes, prefix.Size()) + 64 * 1024))
 {
-	texts_made_ = 1; /* text_ */
 	if (!prefix.Empty())
 		text_->Append(prefix.Data(), prefix.Size());
 	prefix.Clear();

@@ -96,7 +96,7 @@ class RenderThread : public BufferWorker {
 	/* The texts of each batch RenderHere rendered, until the worker reaches its place. */
 	std::deque<std::vector<std::unique_ptr<OutputBuffer>>> rendered_here_;
 	std::vector<std::unique_ptr<OutputBuffer>> spare_texts_;
-	size_t texts_made_ = 0; /* under the lock */
+	size_t texts_made_ = 1; /* under the lock; text_ is the first */
 };
 
 } // namespace datavalue_export::core

@@ -112,12 +112,24 @@ GetText(HeapTuple tuple, int column)
 	return SPI_getvalue(tuple, SPI_tuptable->tupdesc, column);
 }
 
-/* Free a GetText copied into C++: a row's texts would otherwise stay until the metadata phase ends. */
-void
-FreeText(char *text)
+/*
+ * Append the Identifier of an (id, output identifier, uid) row of the current SPI result to
+ * objects; returns its id. Its texts are freed once copied, else every row's would stay until
+ * the metadata phase ends (329k org units). May ereport.
+ */
+int64
+AppendIdentifier(HeapTuple tuple, std::vector<core::Identifier> *objects)
 {
+	const int64 id = GetInt64(tuple, 1);
+	char *text = GetText(tuple, 2);
+	char *uid = GetText(tuple, 3);
+	DVE_CORE(objects->push_back(
+	    core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt, false, uid ? uid : ""}));
 	if (text != nullptr)
 		pfree(text);
+	if (uid != nullptr)
+		pfree(uid);
+	return id;
 }
 
 /* A key DHIS2's code fallback reads as a UID (CodeGenerator's shape); any other is a code. */
@@ -197,16 +209,8 @@ LoadIdentifiers(const char *sql, const std::vector<int64_t> &ids, std::vector<co
 	Oid types[1] = {INT8ARRAYOID};
 	Datum values[1] = {Int8Array(ids)};
 	RunMetadataQuery(sql, 1, types, values);
-	for (uint64 i = 0; i < SPI_processed; i++) {
-		HeapTuple tuple = SPI_tuptable->vals[i];
-		int64 id = GetInt64(tuple, 1);
-		char *text = GetText(tuple, 2);
-		char *uid = GetText(tuple, 3);
-		DVE_CORE(objects->push_back(
-		    core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt, false, uid ? uid : ""}));
-		FreeText(text);
-		FreeText(uid);
-	}
+	for (uint64 i = 0; i < SPI_processed; i++)
+		AppendIdentifier(SPI_tuptable->vals[i], objects);
 }
 
 /* Append the first column of every row of sql ($1 = int8[] of owner ids) to ids. May ereport. */
@@ -366,15 +370,8 @@ ResolveOrgUnits(ExportState *state)
 	RunMetadataQuery(sql.data, nargs, types, values);
 	std::vector<core::Identifier> *objects = &state->metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)];
 	for (uint64 i = 0; i < SPI_processed; i++) {
-		HeapTuple tuple = SPI_tuptable->vals[i];
-		int64 id = GetInt64(tuple, 1);
-		char *text = GetText(tuple, 2);
-		char *uid = GetText(tuple, 3);
-		DVE_CORE(objects->push_back(
-		    core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt, false, uid ? uid : ""});
-		         state->filters.org_unit_ids.push_back(id));
-		FreeText(text);
-		FreeText(uid);
+		const int64 id = AppendIdentifier(SPI_tuptable->vals[i], objects);
+		DVE_CORE(state->filters.org_unit_ids.push_back(id));
 	}
 }
 
