@@ -45,9 +45,10 @@ PG_CXXFLAGS += -Werror
 endif
 SHLIB_LINK = -lstdc++ -lz -lisal
 # SANITIZE=1: the library with AddressSanitizer and UndefinedBehaviorSanitizer, for a server started
-# with their runtimes preloaded (test/matrix.sh --sanitize). For testing only: slower, larger.
+# with their runtimes preloaded (test/matrix.sh --sanitize). For testing only: slower, larger, and
+# with the fault-injection settings (DVE_FAULT_INJECTION: datavalue_export.fault_*).
 ifeq ($(SANITIZE),1)
-PG_CXXFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+PG_CXXFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -DDVE_FAULT_INJECTION
 SHLIB_LINK += -fsanitize=address,undefined
 endif
 

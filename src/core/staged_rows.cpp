@@ -328,6 +328,8 @@ RowStager::WorkerLoop() noexcept
 		lock.unlock();
 		std::exception_ptr error;
 		try {
+			if (worker_hook_)
+				worker_hook_();
 			DecodeChunk(chunk, rows);
 		} catch (...) {
 			error = std::current_exception();

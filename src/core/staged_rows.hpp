@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -208,6 +209,12 @@ class RowStager {
 	/* Wait for the last chunk handed over; its rows (nullptr if none). Rethrows like Exchange. */
 	const StagedRows *Finish();
 
+	/*
+	 * Test seam: hook runs on the worker thread as it takes each chunk, before decoding it. Set
+	 * before the first Exchange. Fault-injection builds hold the worker there to test teardown.
+	 */
+	void SetWorkerHook(std::function<void()> hook) { worker_hook_ = std::move(hook); }
+
   private:
 	static constexpr size_t kStagedHeader = 8; /* size, attribute count, bitmap bytes */
 
@@ -248,6 +255,7 @@ class RowStager {
 	bool job_handed_ = false;  /* handed over, its rows not yet returned */
 	bool stop_ = false;
 	std::exception_ptr job_error_;
+	std::function<void()> worker_hook_;
 	std::thread worker_;
 };
 

@@ -281,6 +281,36 @@ AddStagedRows(ExportSession *session, const core::StagedRows *rows)
 	AddEncodedToOrdering(session, rows->encoded);
 }
 
+#ifdef DVE_FAULT_INJECTION
+/*
+ * datavalue_export.fault_cancel_mid_decode: the stager's thread raises this as it takes a chunk,
+ * then holds it 200 ms before decoding; the backend, seeing it at its next tuple, cancels the
+ * export. The teardown then runs while that thread still has the chunk and the filter sets it
+ * decodes with: a member freed before the thread is joined is a use-after-free ASan reports.
+ */
+std::atomic<bool> fault_worker_holds_chunk{false};
+
+void
+InjectWorkerHold(core::RowStager *stager)
+{
+	fault_worker_holds_chunk = false;
+	if (fault_cancel_mid_decode)
+		stager->SetWorkerHook([] {
+			fault_worker_holds_chunk = true;
+			std::this_thread::sleep_for(std::chrono::milliseconds(200));
+		});
+}
+
+void
+CancelIfWorkerHolds()
+{
+	if (fault_cancel_mid_decode && fault_worker_holds_chunk.exchange(false)) {
+		QueryCancelPending = true;
+		InterruptPending = true;
+	}
+}
+#endif
+
 /*
  * The stager for tuples of this descriptor, or false if the table's layout cannot be staged.
  * Plain C++ (it calls no PostgreSQL function): its objects live in this frame, so it runs inside
@@ -299,6 +329,9 @@ MakeStager(ExportSession *session, TupleDesc desc)
 	ordering->stager = std::make_unique<core::RowStager>(
 	    std::move(layout), session->state->document.maps, ordering->sorter->Plan(), ordering->filter_deleted,
 	    chunk_bytes, ordering->staged_filter.Any() ? &ordering->staged_filter : nullptr);
+#ifdef DVE_FAULT_INJECTION
+	InjectWorkerHold(ordering->stager.get());
+#endif
 	return true;
 }
 
@@ -350,6 +383,9 @@ StageHeapTuple(ExportSession *session, HeapTuple tuple)
 		DVE_CORE(rows = ordering->stager->ExchangeOrDecode(ordering->sorter->SortBusy()));
 		AddStagedRows(session, rows);
 	}
+#ifdef DVE_FAULT_INJECTION
+	CancelIfWorkerHolds();
+#endif
 	return true;
 }
 

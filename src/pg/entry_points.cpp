@@ -32,6 +32,9 @@ int sort_run_memory_kb = 32 * 1024;
 int client_send_buffer_kb = 2 * 1024;
 bool direct_heap_scan = true;
 int render_thread = kRenderShared;
+#ifdef DVE_FAULT_INJECTION
+bool fault_cancel_mid_decode = false;
+#endif
 
 namespace {
 
@@ -221,6 +224,13 @@ _PG_init(void)
 	    "The backend renders a share too whenever that thread is behind. Off renders them on the backend, as "
 	    "unordered exports do.",
 	    &pg::render_thread, pg::kRenderShared, pg::kRenderThreadOptions, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+#ifdef DVE_FAULT_INJECTION
+	DefineCustomBoolVariable(
+	    "datavalue_export.fault_cancel_mid_decode",
+	    "Test builds only: an ordered export cancels itself while the stager's thread holds a chunk.", nullptr,
+	    &pg::fault_cancel_mid_decode, false, PGC_USERSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE, nullptr, nullptr,
+	    nullptr);
+#endif
 	pg::ReserveSettingPrefix("datavalue_export");
 	pg::InstallCopyTagHook();
 }

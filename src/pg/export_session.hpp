@@ -56,6 +56,13 @@ enum RenderThreadSetting {
 	kRenderAlternate,  /* hidden: the backend renders every other batch, however fast the thread (for tests) */
 };
 extern int render_thread;
+#ifdef DVE_FAULT_INJECTION
+/*
+ * Test builds only (make SANITIZE=1): datavalue_export.fault_cancel_mid_decode makes an ordered
+ * export cancel itself while the stager's thread holds a chunk (datavalue_query.cpp MakeStager).
+ */
+extern bool fault_cancel_mid_decode;
+#endif
 
 /* Flush rendered text to the client (or to a result row) once this much has accumulated. */
 inline constexpr size_t kFlushBytes = 256 * 1024;

@@ -104,6 +104,35 @@ def test_a_filtered_export_read_directly_writes_what_the_query_gives(explained, 
         assert not direct_ran_query, "PostgreSQL reads the table whole for this request; the export did not"
 
 
+def _fault_injection_build(conn):
+    """Whether the library has the fault-injection settings (make SANITIZE=1)."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT current_setting('datavalue_export.fault_cancel_mid_decode', true)")
+        return cur.fetchone()[0] is not None
+
+
+@pytest.mark.parametrize("name", ["option-combos", "attribute-option-combos", "all-three"])
+def test_a_cancel_while_the_stager_thread_holds_a_chunk_leaves_it_what_it_reads(explained, whole_table,
+                                                                                 filtered_requests, name):
+    """The export cancels itself while the stager's thread holds a chunk it has yet to decode with the filter
+    sets (datavalue_export.fault_cancel_mid_decode holds it there 200 ms). The teardown must join that thread
+    before it frees what the thread reads: the sanitized CI step (test/matrix.sh --sanitize) reports the
+    use-after-free otherwise, and the backend dies instead of cancelling."""
+    if not _fault_injection_build(explained):
+        pytest.skip("needs the fault-injection build: make SANITIZE=1 (test/matrix.sh --sanitize)")
+    request = dict(whole_table, **filtered_requests[name])
+    expected, _ = export(explained, "json", True, **request)
+    with explained.cursor() as cur:
+        cur.execute("SET datavalue_export.fault_cancel_mid_decode = on")
+    with pytest.raises(psycopg2.errors.QueryCanceled):
+        export(explained, "json", True, **request)
+    with explained.cursor() as cur:
+        cur.execute("RESET datavalue_export.fault_cancel_mid_decode")
+    again, ran_query = export(explained, "json", True, **request)
+    assert not ran_query
+    assert again == expected
+
+
 def test_a_lastupdated_filter_runs_the_query(explained, whole_table):
     doc, ran_query = export(explained, "json", True, **whole_table, last_updated="2024-01-01")
     assert ran_query
