@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -18,6 +20,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.hpp"
@@ -701,6 +704,29 @@ TEST(RowStagerTest, WorkerErrorIsRethrownOnTheCallersThread)
 	}
 	/* The error is reported once; the stager can still be finished and destroyed. */
 	EXPECT_EQ(stager.Finish(), nullptr);
+}
+
+TEST(RowStagerTest, WorkerHookRunsOnTheWorkerBeforeEachChunkItDecodes)
+{
+	/* The fault-injection builds hold the worker in this hook (src/pg datavalue_query.cpp InjectWorkerHold). */
+	Maps maps;
+	RowStager stager(Dhis2Layout(), maps.maps, PlanSortKey({OrderKey::kPeriod}), true);
+	const std::thread::id caller = std::this_thread::get_id();
+	std::atomic<int> calls{0};
+	std::atomic<int> on_caller{0};
+	stager.SetWorkerHook([&] {
+		calls++;
+		if (std::this_thread::get_id() == caller)
+			on_caller++;
+		std::this_thread::sleep_for(std::chrono::milliseconds(2));
+	});
+	std::vector<std::string> expected;
+	Collected got = StageMany(stager, 20000, Handover::kExchange, &expected);
+	std::sort(expected.begin(), expected.end());
+	std::sort(got.rows.begin(), got.rows.end());
+	EXPECT_EQ(got.rows, expected) << "a worker held in the hook still decodes every row";
+	EXPECT_GT(calls.load(), 2) << "20,000 rows fill several chunks, each handed to the worker";
+	EXPECT_EQ(on_caller.load(), 0);
 }
 
 TEST(RowStagerTest, DestroyedWhileTheWorkerDecodes)
