@@ -5,19 +5,27 @@
  */
 #include "core/document_plan.hpp"
 
+#include <stdexcept>
+
 #include "core/error.hpp"
 
 namespace datavalue_export::core {
 
 namespace {
 
-const Identifier *
-Find(const std::vector<Identifier> &objects, int64_t id)
+std::optional<IdentifierRef>
+Find(const IdentifierList &objects, int64_t id)
 {
-	for (const Identifier &object : objects)
+	for (const IdentifierRef object : objects)
 		if (object.id == id)
-			return &object;
-	return nullptr;
+			return object;
+	return std::nullopt;
+}
+
+std::optional<std::string>
+OwnedText(std::optional<std::string_view> text)
+{
+	return text ? std::optional<std::string>(*text) : std::nullopt;
 }
 
 /* DHIS2 names the scheme UID, CODE, NAME or ATTR in E820x messages. */
@@ -39,7 +47,7 @@ CheckHeaderDataSetDefined(const ExportPlan &plan, const ResolvedMetadata &metada
 		throw Error(sqlstate::kNullValueNotAllowed,
 		            Dhis2Message("E8200", "Export as " + SchemeForMessage(plan.data_set_scheme) +
 		                                      " not possible as the property is undefined for data set(s): `[" +
-		                                      metadata.data_sets[0].uid + "]`"),
+		                                      std::string(metadata.data_sets[0].uid) + "]`"),
 		            "", "Give the data set a value for the property, or export with a different id scheme.");
 }
 
@@ -49,7 +57,7 @@ Header243(const ExportPlan &plan, const ResolvedMetadata &metadata, DocumentOpti
 {
 	const ExportRequest &request = plan.request;
 	if (metadata.data_sets.size() == 1 && request.data_set.size() == 1 && metadata.data_sets[0].text)
-		options.header.push_back({"dataSet", metadata.data_sets[0].text});
+		options.header.push_back({"dataSet", OwnedText(metadata.data_sets[0].text)});
 	if (plan.period_iso.size() == 1) {
 		options.header.push_back({"period", plan.period_iso[0]});
 		options.omit_period = true;
@@ -60,13 +68,13 @@ Header243(const ExportPlan &plan, const ResolvedMetadata &metadata, DocumentOpti
 	    metadata.single_org_unit_id ? metadata.single_org_unit_id
 	                                : (!plan.org_unit_scheme.IsUid() ? metadata.detected_org_unit_id : std::nullopt);
 	if (org_unit) {
-		const Identifier *ou = Find(metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)], *org_unit);
+		std::optional<IdentifierRef> ou = Find(metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)], *org_unit);
 		/* The requested org unit is the header's even when level leaves it out (2.43 takes the request's). */
-		if (ou == nullptr)
+		if (!ou)
 			ou = Find(metadata.org_units, *org_unit);
 		const bool encoded = plan.org_unit_scheme.IsUid() || !metadata.result_is_empty;
 		if (ou && ou->text && encoded)
-			options.header.push_back({"orgUnit", ou->text});
+			options.header.push_back({"orgUnit", OwnedText(ou->text)});
 		options.omit_org_unit = true;
 	}
 	/* DHIS2 also hoists the AOC of a one-value result under a non-UID AOC scheme (it counts values, not AOCs). */
@@ -76,11 +84,12 @@ Header243(const ExportPlan &plan, const ResolvedMetadata &metadata, DocumentOpti
 	        : (!plan.attribute_option_combo_scheme.IsUid() ? metadata.detected_attribute_option_combo_id
 	                                                       : std::nullopt);
 	if (aoc_id) {
-		const Identifier *aoc = Find(metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)], *aoc_id);
+		const std::optional<IdentifierRef> aoc =
+		    Find(metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)], *aoc_id);
 		const bool encoded = plan.attribute_option_combo_scheme.IsUid() || !metadata.result_is_empty;
 		/* The value-level member goes even when the header one is suppressed (DHIS2 2.43). */
 		if (aoc && aoc->text && encoded && !(aoc->is_default && request.exclude_default_aoc))
-			options.header.push_back({"attributeOptionCombo", aoc->text});
+			options.header.push_back({"attributeOptionCombo", OwnedText(aoc->text)});
 		options.omit_attribute_option_combo = true;
 	}
 	const std::pair<const char *, const IdScheme *> schemes[] = {
@@ -114,12 +123,12 @@ Header242(const ExportPlan &plan, const ResolvedMetadata &metadata, DocumentOpti
 		return;
 	std::optional<std::string> data_set;
 	if (!metadata.data_sets.empty())
-		data_set = metadata.data_sets[0].text;
+		data_set = OwnedText(metadata.data_sets[0].text);
 	options.header.push_back({"dataSet", data_set});
 	options.header.push_back({"completeDate", metadata.complete_date});
 	options.header.push_back({"period", plan.period_iso[0]});
 	options.header.push_back(
-	    {"orgUnit", metadata.org_units.empty() ? std::optional<std::string>() : metadata.org_units[0].text});
+	    {"orgUnit", metadata.org_units.empty() ? std::optional<std::string>() : OwnedText(metadata.org_units[0].text)});
 }
 
 } // namespace
@@ -153,7 +162,7 @@ CheckIdentifiersDefined(const ExportPlan &plan, const ResolvedMetadata &metadata
 			continue;
 		/* The UIDs of the objects without an id under the scheme, in metadata order. */
 		std::string list;
-		for (const Identifier &object : metadata.objects[static_cast<size_t>(check.kind)])
+		for (const IdentifierRef object : metadata.objects[static_cast<size_t>(check.kind)])
 			for (int64_t id : ids)
 				if (object.id == id) {
 					list += list.empty() ? "" : ", ";
@@ -189,12 +198,12 @@ CheckAdxDataSetsDefined(const ExportPlan &plan, const ResolvedMetadata &metadata
 	/* E8200 (2.43): every data set is a group attribute; 2.42 leaves a missing one out. */
 	if (plan.style != Style::k243)
 		return;
-	for (const Identifier &data_set : metadata.data_sets)
+	for (const IdentifierRef data_set : metadata.data_sets)
 		if (!data_set.text)
 			throw Error(sqlstate::kNullValueNotAllowed,
 			            Dhis2Message("E8200", "Export as " + SchemeForMessage(plan.data_set_scheme) +
 			                                      " not possible as the property is undefined for data set: `" +
-			                                      data_set.uid + "`"),
+			                                      std::string(data_set.uid) + "`"),
 			            "", "Give the data set a value for the property, or export with a different id scheme.");
 }
 
@@ -208,8 +217,8 @@ PrepareDocument(const ExportPlan &plan, const ResolvedMetadata &metadata)
 	options.exclude_default_aoc = plan.request.exclude_default_aoc;
 	if (options.format == Format::kAdx) {
 		CheckAdxDataSetsDefined(plan, metadata);
-		for (const Identifier &data_set : metadata.data_sets)
-			options.data_sets.push_back(data_set.text);
+		for (const IdentifierRef data_set : metadata.data_sets)
+			options.data_sets.push_back(OwnedText(data_set.text));
 		options.exported = metadata.exported;
 	}
 	if (CarriesHeader(options.format)) {
@@ -226,15 +235,17 @@ PrepareDocument(const ExportPlan &plan, const ResolvedMetadata &metadata)
 
 	PreparedDocument prepared;
 	prepared.writer = MakeWriter(options);
-	for (size_t k = 0; k < kIdKindCount; k++)
-		for (const Identifier &object : metadata.objects[k]) {
-			const std::optional<std::string_view> text =
-			    object.text ? std::optional<std::string_view>(*object.text) : std::nullopt;
-			prepared.maps[k].Put(object.id, prepared.writer->AddIdentifier(static_cast<IdKind>(k), text,
-			                                                               object.is_default, &object.detail));
+	for (size_t k = 0; k < kIdKindCount; k++) {
+		const IdentifierList &objects = metadata.objects[k];
+		for (size_t i = 0; i < objects.size(); i++) {
+			const IdentifierRef object = objects[i];
+			if (prepared.writer->AddIdentifier(static_cast<IdKind>(k), object.text, object.is_default, object.detail) !=
+			    i)
+				throw std::logic_error("identifier indexes out of step");
 		}
-	for (IdMap &map : prepared.maps)
-		map.Densify();
+		/* Straight to the array lookup when the ids allow it: a table first was 16 MB for 329k org units. */
+		prepared.maps[k].Assign(objects.size(), [&objects](size_t i) { return objects.Id(i); });
+	}
 	return prepared;
 }
 

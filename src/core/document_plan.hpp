@@ -20,27 +20,19 @@
 
 #include "core/writer.hpp"
 #include "core/id_map.hpp"
+#include "core/identifier_list.hpp"
 #include "core/validate.hpp"
 #include "core/cpp_only.hpp"
 
 namespace datavalue_export::core {
 
-/* One metadata object with its identifier under the output id scheme (nullopt = no value). */
-struct Identifier {
-	int64_t id;
-	std::optional<std::string> text;
-	bool is_default = false; /* the default category option combo */
-	std::string uid;         /* for messages about the object */
-	IdentifierDetail detail; /* ADX: category pairs of option combos, value type of data elements */
-};
-
 struct ResolvedMetadata {
 	/* Every object a row may reference, per IdKind. */
-	std::vector<Identifier> objects[kIdKindCount];
+	IdentifierList objects[kIdKindCount];
 	/* The requested data sets, in request order, with their output identifiers. */
-	std::vector<Identifier> data_sets;
+	IdentifierList data_sets;
 	/* The requested org units, in request order, with their output identifiers. */
-	std::vector<Identifier> org_units;
+	IdentifierList org_units;
 	/* Set when exactly one org unit was requested, without children or groups. */
 	std::optional<int64_t> single_org_unit_id;
 	/* Set when exactly one attribute option combo was requested (directly or via attributeCombo). */

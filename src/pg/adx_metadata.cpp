@@ -37,7 +37,7 @@ using core::IdKind;
 void
 MarkNonNumericElements(ExportState *state, const char *schema)
 {
-	std::vector<core::Identifier> *elements = &state->metadata.objects[static_cast<size_t>(IdKind::kDataElement)];
+	core::IdentifierList *elements = &state->metadata.objects[static_cast<size_t>(IdKind::kDataElement)];
 	/* ValueType.NUMERIC_TYPES, identical in 2.42 and 2.43. */
 	RunMetadataQuery(
 	    psprintf("SELECT de.dataelementid FROM %s.dataelement de WHERE de.valuetype OPERATOR(pg_catalog.<>) "
@@ -53,8 +53,8 @@ MarkNonNumericElements(ExportState *state, const char *schema)
 	}
 	DVE_CORE({
 		std::sort(ids->begin(), ids->end());
-		for (core::Identifier &element : *elements)
-			element.detail.non_numeric = std::binary_search(ids->begin(), ids->end(), element.id);
+		for (size_t i = 0; i < elements->size(); i++)
+			elements->MutableDetail(i).non_numeric = std::binary_search(ids->begin(), ids->end(), elements->Id(i));
 	});
 }
 
@@ -81,8 +81,8 @@ LoadCategoryPairs(ExportState *state, const char *schema)
 	    category, schema, schema, schema, schema, option, schema, schema, schema);
 	RunMetadataQuery(sql, 0, nullptr, nullptr);
 
-	std::vector<core::Identifier> *cocs = &state->metadata.objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
-	std::vector<core::Identifier> *aocs = &state->metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
+	core::IdentifierList *cocs = &state->metadata.objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
+	core::IdentifierList *aocs = &state->metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
 	/* Both lists are in (uid, id) order (ResolveOptionCombos): walk them together. */
 	size_t at = 0;
 	for (uint64 r = 0; r < SPI_processed; r++) {
@@ -91,7 +91,7 @@ LoadCategoryPairs(ExportState *state, const char *schema)
 		const char *category_id = SPI_getvalue(tuple, SPI_tuptable->tupdesc, 2);
 		const char *option_id = SPI_getvalue(tuple, SPI_tuptable->tupdesc, 3);
 		const char *category_name = SPI_getvalue(tuple, SPI_tuptable->tupdesc, 4);
-		while (at < cocs->size() && (*cocs)[at].id != combo)
+		while (at < cocs->size() && cocs->Id(at) != combo)
 			at++;
 		if (at == cocs->size())
 			elog(ERROR, "category option combo " INT64_FORMAT " is out of order", combo);
@@ -102,8 +102,8 @@ LoadCategoryPairs(ExportState *state, const char *schema)
 			if (option_id)
 				pair.option = option_id;
 			pair.category_name = category_name ? category_name : "";
-			(*cocs)[at].detail.categories.push_back(pair);
-			(*aocs)[at].detail.categories.push_back(std::move(pair));
+			cocs->MutableDetail(at).categories.push_back(pair);
+			aocs->MutableDetail(at).categories.push_back(std::move(pair));
 		});
 	}
 	/*
@@ -113,14 +113,15 @@ LoadCategoryPairs(ExportState *state, const char *schema)
 	 */
 	const bool default_unwritten = plan.style == core::Style::k242;
 	DVE_CORE({
-		for (std::vector<core::Identifier> *combos : {cocs, aocs})
-			for (core::Identifier &combo : *combos) {
+		for (core::IdentifierList *combos : {cocs, aocs})
+			for (size_t i = 0; i < combos->size(); i++) {
+				const core::IdentifierRef combo = (*combos)[i];
 				bool complete = true;
-				for (const core::CategoryPair &pair : combo.detail.categories)
+				for (const core::CategoryPair &pair : combo.detail->categories)
 					complete &= pair.category.has_value() && pair.option.has_value();
 				if (combo.is_default && default_unwritten)
 					complete = true;
-				combo.text = complete ? std::optional<std::string>(combo.uid) : std::nullopt;
+				combos->SetText(i, complete ? std::optional<std::string_view>(combo.uid) : std::nullopt);
 			}
 	});
 }

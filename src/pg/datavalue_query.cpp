@@ -732,9 +732,10 @@ ProfileDataValues(ExportSession *session)
 		std::vector<int64_t> *undefined = &state->scratch.ids;
 		DVE_CORE({
 			undefined->clear();
-			for (const core::Identifier &object : state->metadata.objects[k])
-				if (!object.text)
-					undefined->push_back(object.id);
+			const core::IdentifierList &objects = state->metadata.objects[k];
+			for (size_t i = 0; i < objects.size(); i++)
+				if (!objects.HasText(i))
+					undefined->push_back(objects.Id(i));
 		});
 		if (undefined->empty())
 			continue;
@@ -910,7 +911,7 @@ ExecutePageByPeriods(ExportSession *session)
 {
 	ExportState *state = session->state;
 	Ordering *ordering = &state->ordering;
-	const std::vector<core::Identifier> &periods = state->metadata.objects[static_cast<size_t>(IdKind::kPeriod)];
+	const core::IdentifierList &periods = state->metadata.objects[static_cast<size_t>(IdKind::kPeriod)];
 	const Oid datavalue = get_relname_relid("datavalue", state->dhis2_schema_oid);
 	std::vector<int64_t> *batch = &ordering->period_batch;
 	size_t next = 0;
@@ -920,7 +921,7 @@ ExecutePageByPeriods(ExportSession *session)
 	for (int query = 1; next < periods.size(); query++) {
 		const size_t end =
 		    rest_at_once || query == kMaxPageQueries ? periods.size() : Min(periods.size(), next + batch_size);
-		DVE_CORE(batch->clear(); for (size_t i = next; i < end; i++) batch->push_back(periods[i].id));
+		DVE_CORE(batch->clear(); for (size_t i = next; i < end; i++) batch->push_back(periods.Id(i)));
 		const uint64 returned = ExecuteRowQuery(session, batch);
 		const int64 read_before = read_so_far;
 		read_so_far = RowsReadSoFar(datavalue);

@@ -113,23 +113,129 @@ GetText(HeapTuple tuple, int column)
 }
 
 /*
- * Append the Identifier of an (id, output identifier, uid) row of the current SPI result to
- * objects; returns its id. Its texts are freed once copied, else every row's would stay until
- * the metadata phase ends (329k org units). May ereport.
+ * Receives the (id, output identifier, uid) rows of a metadata query into an IdentifierList as
+ * the executor produces them. Through SPI's tuple table the rows of a country's 329k org units
+ * were all held at once (53 MB, a third of the export's peak) before being copied.
  */
-int64
-AppendIdentifier(HeapTuple tuple, std::vector<core::Identifier> *objects)
+struct IdentifierReceiver {
+	DestReceiver pub; /* must be first */
+	core::IdentifierList *objects;
+	/* Per text column (2 and 3): read as a varlena, or through its type's output function. */
+	bool varlena[2];
+	Oid output[2];
+};
+
+/* The text of column c (1 or 2) of the slot as a view; *copy is set when palloc'd. May ereport. */
+std::string_view
+ColumnText(const IdentifierReceiver *receiver, TupleTableSlot *slot, int c, bool *isnull, char **copy)
 {
-	const int64 id = GetInt64(tuple, 1);
-	char *text = GetText(tuple, 2);
-	char *uid = GetText(tuple, 3);
-	DVE_CORE(objects->push_back(
-	    core::Identifier{id, text ? std::optional<std::string>(text) : std::nullopt, false, uid ? uid : ""}));
-	if (text != nullptr)
-		pfree(text);
-	if (uid != nullptr)
-		pfree(uid);
-	return id;
+	*copy = nullptr;
+	*isnull = slot->tts_isnull[c];
+	if (*isnull)
+		return std::string_view();
+	const Datum datum = slot->tts_values[c];
+	if (!receiver->varlena[c - 1]) {
+		*copy = OidOutputFunctionCall(receiver->output[c - 1], datum);
+		return std::string_view(*copy);
+	}
+	struct varlena *value = pg_detoast_datum_packed(reinterpret_cast<struct varlena *>(DatumGetPointer(datum)));
+	if (value != reinterpret_cast<struct varlena *>(DatumGetPointer(datum)))
+		*copy = reinterpret_cast<char *>(value);
+	return std::string_view(VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value));
+}
+
+bool
+ReceiveIdentifier(TupleTableSlot *slot, DestReceiver *self)
+{
+	const IdentifierReceiver *receiver = reinterpret_cast<IdentifierReceiver *>(self);
+	slot_getallattrs(slot);
+	const int64 id = slot->tts_isnull[0] ? -1 : DatumGetInt64(slot->tts_values[0]);
+	bool text_null, uid_null;
+	char *text_copy, *uid_copy;
+	const std::string_view text = ColumnText(receiver, slot, 1, &text_null, &text_copy);
+	const std::string_view uid = ColumnText(receiver, slot, 2, &uid_null, &uid_copy);
+	core::IdentifierList *objects = receiver->objects;
+	DVE_CORE(objects->Add(id, text_null ? std::nullopt : std::optional<std::string_view>(text), false, uid));
+	if (text_copy != nullptr)
+		pfree(text_copy);
+	if (uid_copy != nullptr)
+		pfree(uid_copy);
+	return true;
+}
+
+/* Before the first row: how to read each text column (DHIS2's are text and varchar). */
+void
+IdentifierReceiverStartup(DestReceiver *self, int, TupleDesc typeinfo)
+{
+	IdentifierReceiver *receiver = reinterpret_cast<IdentifierReceiver *>(self);
+	if (typeinfo->natts != 3)
+		elog(ERROR, "unexpected column count %d in an identifier query", typeinfo->natts);
+	for (int c = 1; c <= 2; c++) {
+		const Oid type = TupleDescAttr(typeinfo, c)->atttypid;
+		const Oid base = getBaseType(type);
+		receiver->varlena[c - 1] = base == TEXTOID || base == VARCHAROID || base == BPCHAROID;
+		if (!receiver->varlena[c - 1]) {
+			bool is_varlena;
+			getTypeOutputInfo(type, &receiver->output[c - 1], &is_varlena);
+		}
+	}
+}
+
+void
+IdentifierReceiverShutdown(DestReceiver *)
+{
+}
+
+void
+IdentifierReceiverDestroy(DestReceiver *)
+{
+}
+
+/*
+ * Append (id, output identifier, uid) of every row of sql to objects, in the query's order.
+ * Bound values become constants, as in SPI_execute_with_args. May ereport.
+ */
+void
+LoadIdentifiers(const char *sql, int nargs, const Oid *types, const Datum *values, core::IdentifierList *objects)
+{
+	if (SPI_tuptable != nullptr) {
+		SPI_freetuptable(SPI_tuptable);
+		SPI_tuptable = nullptr;
+	}
+	IdentifierReceiver *receiver = static_cast<IdentifierReceiver *>(palloc0(sizeof(IdentifierReceiver)));
+	receiver->pub.receiveSlot = ReceiveIdentifier;
+	receiver->pub.rStartup = IdentifierReceiverStartup;
+	receiver->pub.rShutdown = IdentifierReceiverShutdown;
+	receiver->pub.rDestroy = IdentifierReceiverDestroy;
+	receiver->pub.mydest = DestNone;
+	receiver->objects = objects;
+	ParamListInfo params = makeParamList(nargs);
+	for (int i = 0; i < nargs; i++) {
+		params->params[i].value = values[i];
+		params->params[i].isnull = false;
+		params->params[i].pflags = PARAM_FLAG_CONST;
+		params->params[i].ptype = types[i];
+	}
+	SPIExecuteOptions options;
+	memset(&options, 0, sizeof options);
+	options.params = params;
+	options.read_only = true;
+	options.dest = &receiver->pub;
+	const int rc = SPI_execute_extended(sql, &options);
+	/* With a receiver of kind DestNone, SPI reports a SELECT as SPI_OK_UTILITY. */
+	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
+		elog(ERROR, "metadata query failed: %s", SPI_result_code_string(rc));
+	pfree(params);
+	pfree(receiver);
+}
+
+/* LoadIdentifiers for a query whose one parameter is an int8[] of ids. */
+void
+LoadIdentifiers(const char *sql, const std::vector<int64_t> &ids, core::IdentifierList *objects)
+{
+	const Oid types[1] = {INT8ARRAYOID};
+	const Datum values[1] = {Int8Array(ids)};
+	LoadIdentifiers(sql, 1, types, values, objects);
 }
 
 /* A key DHIS2's code fallback reads as a UID (CodeGenerator's shape); any other is a code. */
@@ -202,17 +308,6 @@ ResolveKeys(const ExportState *state, const ObjectTable &object, const IdScheme 
 	DVE_CORE(core::DeduplicateKeepingFirst(*ids));
 }
 
-/* Append (id, output identifier) of every row of sql ($1 = int8[] of ids) to objects. */
-void
-LoadIdentifiers(const char *sql, const std::vector<int64_t> &ids, std::vector<core::Identifier> *objects)
-{
-	Oid types[1] = {INT8ARRAYOID};
-	Datum values[1] = {Int8Array(ids)};
-	RunMetadataQuery(sql, 1, types, values);
-	for (uint64 i = 0; i < SPI_processed; i++)
-		AppendIdentifier(SPI_tuptable->vals[i], objects);
-}
-
 /* Append the first column of every row of sql ($1 = int8[] of owner ids) to ids. May ereport. */
 void
 AppendMemberIds(const char *sql, const std::vector<int64_t> &owners, std::vector<int64_t> *ids)
@@ -250,7 +345,7 @@ ResolveDataSetsAndElements(ExportState *state)
 		 */
 		DVE_CORE(element_ids->clear(); state->scratch.data_set_elements.clear());
 		std::vector<int64_t> *one = &state->scratch.ids;
-		for (const core::Identifier &data_set : state->metadata.data_sets) {
+		for (const core::IdentifierRef data_set : state->metadata.data_sets) {
 			DVE_CORE(state->scratch.data_set_elements.emplace_back(); one->assign(1, data_set.id));
 			AppendMemberIds(
 			    psprintf("SELECT DISTINCT dse.dataelementid FROM %s dse WHERE dse.datasetid " OP("=") " ANY($1)",
@@ -367,12 +462,14 @@ ResolveOrgUnits(ExportState *state)
 		appendStringInfo(&sql, " AND t.hierarchylevel " OP("=") " %d", *request.level);
 	/* Registration order is sort rank (row_sorter.hpp): DHIS2's OU order is by path. */
 	appendStringInfoString(&sql, " ORDER BY t.path, t.organisationunitid");
-	RunMetadataQuery(sql.data, nargs, types, values);
-	std::vector<core::Identifier> *objects = &state->metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)];
-	for (uint64 i = 0; i < SPI_processed; i++) {
-		const int64 id = AppendIdentifier(SPI_tuptable->vals[i], objects);
-		DVE_CORE(state->filters.org_unit_ids.push_back(id));
-	}
+	core::IdentifierList *objects = &state->metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)];
+	LoadIdentifiers(sql.data, nargs, types, values, objects);
+	std::vector<int64_t> *ids = &state->filters.org_unit_ids;
+	DVE_CORE({
+		ids->reserve(objects->size());
+		for (size_t i = 0; i < objects->size(); i++)
+			ids->push_back(objects->Id(i));
+	});
 }
 
 /* The DHIS2 table's OID in the export's schema, or InvalidOid. */
@@ -443,7 +540,7 @@ ResolvePeriods(ExportState *state)
 	appendStringInfoString(&sql, " ORDER BY pe.startdate, pe.enddate, pe.periodid");
 	RunMetadataQuery(sql.data, nargs, types, values);
 
-	std::vector<core::Identifier> *objects = &state->metadata.objects[static_cast<size_t>(IdKind::kPeriod)];
+	core::IdentifierList *objects = &state->metadata.objects[static_cast<size_t>(IdKind::kPeriod)];
 	for (uint64 i = 0; i < SPI_processed; i++) {
 		HeapTuple tuple = SPI_tuptable->vals[i];
 		int64 id = GetInt64(tuple, 1);
@@ -469,7 +566,7 @@ ResolvePeriods(ExportState *state)
 				if (const auto type = core::PeriodTypeFromName(label))
 					iso = core::IsoPeriod(*type, start);
 			}
-			objects->push_back(core::Identifier{id, std::move(iso)});
+			objects->Add(id, iso ? std::optional<std::string_view>(*iso) : std::nullopt);
 			if (state->filters.filter_periods)
 				state->filters.period_ids.push_back(id);
 		});
@@ -520,8 +617,8 @@ ResolveOptionCombos(ExportState *state)
 	                                                                      "ORDER BY t.uid, t.categoryoptioncomboid",
 	             coc, aoc, Table(state, "categoryoptioncombo")),
 	    0, nullptr, nullptr);
-	std::vector<core::Identifier> *cocs = &state->metadata.objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
-	std::vector<core::Identifier> *aocs = &state->metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
+	core::IdentifierList *cocs = &state->metadata.objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
+	core::IdentifierList *aocs = &state->metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
 	for (uint64 i = 0; i < SPI_processed; i++) {
 		HeapTuple tuple = SPI_tuptable->vals[i];
 		int64 id = GetInt64(tuple, 1);
@@ -532,10 +629,8 @@ ResolveOptionCombos(ExportState *state)
 		const char *uid_text = GetText(tuple, 5);
 		const char *uid = uid_text ? uid_text : "";
 		DVE_CORE({
-			cocs->push_back(
-			    core::Identifier{id, coc_text ? std::optional<std::string>(coc_text) : std::nullopt, def, uid});
-			aocs->push_back(
-			    core::Identifier{id, aoc_text ? std::optional<std::string>(aoc_text) : std::nullopt, def, uid});
+			cocs->Add(id, coc_text ? std::optional<std::string_view>(coc_text) : std::nullopt, def, uid);
+			aocs->Add(id, aoc_text ? std::optional<std::string_view>(aoc_text) : std::nullopt, def, uid);
 		});
 	}
 
@@ -665,11 +760,11 @@ RowSecurityActive(const ExportState *state, const char *table)
 
 template <typename Ids>
 void
-IdsOf(const std::vector<core::Identifier> &objects, Ids *ids)
+IdsOf(const core::IdentifierList &objects, Ids *ids)
 {
 	ids->clear();
-	for (const core::Identifier &object : objects)
-		ids->push_back(object.id);
+	for (size_t i = 0; i < objects.size(); i++)
+		ids->push_back(objects.Id(i));
 }
 
 /*
@@ -702,7 +797,7 @@ ApplyFilterSets(ExportState *state)
 	           static_cast<int64>(state->filters.period_ids.size()) == CountRows(state, "period"))
 		state->filters.filter_periods = false;
 	if (RowSecurityActive(state, "categoryoptioncombo")) {
-		const std::vector<core::Identifier> &visible = objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
+		const core::IdentifierList &visible = objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
 		if (!state->filters.filter_category_option_combos) {
 			std::vector<int64_t> *ids = &state->filters.category_option_combo_ids;
 			DVE_CORE(IdsOf(visible, ids));

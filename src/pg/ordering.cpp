@@ -192,9 +192,7 @@ BeginPage(ExportSession *session, const core::TopRows *top)
 		for (size_t i = first; i < last; i++) {
 			const core::DataValueRow row = core::DecodeRow(top->Record(i).data());
 			/* The metadata object of a row's id of one kind (the writer's index is its place there). */
-			const auto object = [&](size_t k) -> const core::Identifier & {
-				return state->metadata.objects[k][row.ids[k]];
-			};
+			const auto object = [&](size_t k) { return state->metadata.objects[k][row.ids[k]]; };
 			for (size_t k = 0; k < core::kIdKindCount; k++)
 				if (static_cast<core::IdKind>(k) != core::IdKind::kPeriod && !object(k).text) /* periods: never */
 					used[k].push_back(object(k).id);

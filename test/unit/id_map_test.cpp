@@ -265,5 +265,42 @@ TEST(IdMapTest, DensifyReleasesTheTableAndPutRebuildsIt)
 	EXPECT_EQ(copy.Get(1), IdMap::kNotFound);
 }
 
+TEST(IdMapTest, AssignBuildsTheArrayWithoutATable)
+{
+	/* Nearly consecutive ids: straight to the array, never larger than it; later equal ids win, as with Put. */
+	std::vector<int64_t> ids;
+	for (int64_t i = 0; i < 100000; i++)
+		ids.push_back(9000000 + i * 3);
+	ids.push_back(9000000); /* again, at the last index */
+	IdMap map;
+	map.Put(5, 5); /* replaced whole */
+	map.Assign(ids.size(), [&ids](size_t i) { return ids[i]; });
+	EXPECT_LE(map.MemoryBytes(), size_t{300000} * 4 + 1024);
+	EXPECT_EQ(map.Size(), 100000u);
+	EXPECT_EQ(map.Get(9000000), 100000u);
+	for (uint32_t i = 1; i < 100000; i += 997) {
+		EXPECT_EQ(map.Get(9000000 + i * 3), i);
+		EXPECT_EQ(map.Get(9000001 + i * 3), IdMap::kNotFound);
+	}
+	EXPECT_EQ(map.Get(5), IdMap::kNotFound);
+	map.Densify(); /* already an array: keeps it */
+	EXPECT_EQ(map.Get(9000000 + 3 * 7), 7u);
+	map.Put(1, 77); /* the table comes back with every entry */
+	EXPECT_EQ(map.Get(1), 77u);
+	EXPECT_EQ(map.Get(9000000 + 3 * 7), 7u);
+
+	/* Sparse ids, an empty list and the table's empty-slot marker: the same answers as Put. */
+	const std::vector<int64_t> sparse = {INT64_MIN, 0, -4, INT64_MAX, 5000000000};
+	IdMap other;
+	other.Assign(sparse.size(), [&sparse](size_t i) { return sparse[i]; });
+	EXPECT_EQ(other.Size(), sparse.size());
+	for (uint32_t i = 0; i < sparse.size(); i++)
+		EXPECT_EQ(other.Get(sparse[i]), i) << sparse[i];
+	EXPECT_EQ(other.Get(1), IdMap::kNotFound);
+	other.Assign(0, [](size_t) { return INT64_C(0); });
+	EXPECT_EQ(other.Size(), 0u);
+	EXPECT_EQ(other.Get(0), IdMap::kNotFound);
+}
+
 } // namespace
 } // namespace datavalue_export::core

@@ -1216,8 +1216,9 @@ TEST(DocumentPlanTest, UndefinedDataSetUnderNonUidSchemeIsE8200)
 	ExportRequest r = ExampleRequest();
 	r.data_set_id_scheme = "CODE";
 	ResolvedMetadata m = ExampleMetadata();
-	m.data_sets = {Obj(1, std::nullopt)};
-	m.data_sets[0].uid = "pBOMPrpg1QX";
+	Identifier data_set = Obj(1, std::nullopt);
+	data_set.uid = "pBOMPrpg1QX";
+	m.data_sets = {data_set};
 	try {
 		Prepare(r, m);
 		ADD_FAILURE() << "no error";
@@ -1239,10 +1240,10 @@ TEST(DocumentPlanTest, UndefinedDataElementsMessage)
 	r.id_scheme = "CODE";
 	const ExportPlan plan = ValidateRequest(r);
 	ResolvedMetadata m = CodeMetadata();
-	m.objects[static_cast<size_t>(IdKind::kDataElement)] = {Obj(10, std::nullopt), Obj(11, std::nullopt),
-	                                                        Obj(12, "ok")};
-	m.objects[static_cast<size_t>(IdKind::kDataElement)][0].uid = "uid1";
-	m.objects[static_cast<size_t>(IdKind::kDataElement)][1].uid = "uid2";
+	Identifier first = Obj(10, std::nullopt), second = Obj(11, std::nullopt);
+	first.uid = "uid1";
+	second.uid = "uid2";
+	m.objects[static_cast<size_t>(IdKind::kDataElement)] = {first, second, Obj(12, "ok")};
 	std::vector<int64_t> undefined[kIdKindCount];
 	EXPECT_NO_THROW(CheckIdentifiersDefined(plan, m, undefined));
 	undefined[static_cast<size_t>(IdKind::kDataElement)] = {10, 11};
