@@ -627,18 +627,10 @@ AddParam(QueryParams *params, Oid type, Datum value)
 	return ++params->nargs;
 }
 
-/* Bound values become constants in the one-shot plan: hashed ANY lists, index use when selective. */
 ParamListInfo
 MakeParamList(const QueryParams *params)
 {
-	ParamListInfo list = makeParamList(params->nargs);
-	for (int i = 0; i < params->nargs; i++) {
-		list->params[i].value = params->values[i];
-		list->params[i].isnull = false;
-		list->params[i].pflags = PARAM_FLAG_CONST;
-		list->params[i].ptype = params->types[i];
-	}
-	return list;
+	return MakeParamList(params->nargs, params->types, params->values);
 }
 
 /* The WHERE clause every datavalue query of an export shares (alias dv); false if it is empty. May ereport. */
@@ -860,16 +852,7 @@ ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
 	receiver->pub.mydest = DestNone;
 	receiver->session = session;
 
-	SPIExecuteOptions options;
-	memset(&options, 0, sizeof options);
-	options.params = MakeParamList(&params);
-	options.read_only = true;
-	options.tcount = 0;
-	options.dest = &receiver->pub;
-	const int rc = SPI_execute_extended(sql.data, &options);
-	/* With a receiver of kind DestNone, SPI reports a SELECT as SPI_OK_UTILITY. */
-	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
-		elog(ERROR, "data value query failed: %s", SPI_result_code_string(rc));
+	ExecuteInto(sql.data, MakeParamList(&params), &receiver->pub, "data value query");
 	const uint64 rows = receiver->rows;
 	pfree(sql.data);
 	pfree(receiver);

@@ -94,6 +94,35 @@ RunMetadataQuery(const char *sql, int nargs, Oid *types, Datum *values)
 		elog(ERROR, "metadata query failed: %s", SPI_result_code_string(rc));
 }
 
+/* Bound values become constants in the one-shot plan: hashed ANY lists, index use when selective. */
+ParamListInfo
+MakeParamList(int nargs, const Oid *types, const Datum *values)
+{
+	ParamListInfo list = makeParamList(nargs);
+	for (int i = 0; i < nargs; i++) {
+		list->params[i].value = values[i];
+		list->params[i].isnull = false;
+		list->params[i].pflags = PARAM_FLAG_CONST;
+		list->params[i].ptype = types[i];
+	}
+	return list;
+}
+
+/* Run a read-only SELECT whose rows go to dest as the executor makes them. May ereport. */
+void
+ExecuteInto(const char *sql, ParamListInfo params, DestReceiver *dest, const char *what)
+{
+	SPIExecuteOptions options;
+	memset(&options, 0, sizeof options);
+	options.params = params;
+	options.read_only = true;
+	options.dest = dest;
+	const int rc = SPI_execute_extended(sql, &options);
+	/* With a receiver of kind DestNone, SPI reports a SELECT as SPI_OK_UTILITY. */
+	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
+		elog(ERROR, "%s failed: %s", what, SPI_result_code_string(rc));
+}
+
 /* A bigint column of the current SPI result; NULL reads as -1. */
 int64
 GetInt64(HeapTuple tuple, int column)
@@ -209,22 +238,8 @@ LoadIdentifiers(const char *sql, int nargs, const Oid *types, const Datum *value
 	receiver->pub.rDestroy = IdentifierReceiverDestroy;
 	receiver->pub.mydest = DestNone;
 	receiver->objects = objects;
-	ParamListInfo params = makeParamList(nargs);
-	for (int i = 0; i < nargs; i++) {
-		params->params[i].value = values[i];
-		params->params[i].isnull = false;
-		params->params[i].pflags = PARAM_FLAG_CONST;
-		params->params[i].ptype = types[i];
-	}
-	SPIExecuteOptions options;
-	memset(&options, 0, sizeof options);
-	options.params = params;
-	options.read_only = true;
-	options.dest = &receiver->pub;
-	const int rc = SPI_execute_extended(sql, &options);
-	/* With a receiver of kind DestNone, SPI reports a SELECT as SPI_OK_UTILITY. */
-	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
-		elog(ERROR, "metadata query failed: %s", SPI_result_code_string(rc));
+	ParamListInfo params = MakeParamList(nargs, types, values);
+	ExecuteInto(sql, params, &receiver->pub, "metadata query");
 	pfree(params);
 	pfree(receiver);
 }
