@@ -15,7 +15,9 @@ uint32_t
 Writer::AddIdentifier(IdKind kind, std::optional<std::string_view> text, bool is_default,
                       const IdentifierDetail *detail)
 {
-	return fragments_.Add(kind, RenderDetailed(kind, text, is_default, detail));
+	if (fragments_.use_count() > 1)
+		fragments_ = std::make_shared<IdentifierFragments>(*fragments_);
+	return fragments_->Add(kind, RenderDetailed(kind, text, is_default, detail));
 }
 
 bool

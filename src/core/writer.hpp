@@ -127,7 +127,12 @@ class Writer {
 	bool Excluded(IdKind kind, bool is_default) const noexcept;
 
 	const DocumentOptions options_;
-	IdentifierFragments fragments_;
+	/*
+	 * Shared by a writer and its forks (ForkForLaterRows): only read once the identifiers are
+	 * added, so the render thread's fork does not copy a country's tables (about 10 MB for 329k
+	 * org units). AddIdentifier on a shared table copies it first.
+	 */
+	std::shared_ptr<IdentifierFragments> fragments_ = std::make_shared<IdentifierFragments>();
 	mutable TimestampFormatter timestamps_;
 	uint64_t rows_ = 0;
 };

@@ -119,9 +119,9 @@ class AdxWriter final : public Writer {
 		}
 		out.Append("<group");
 		out.Append(data_set_fragments_.at(data_set));
-		out.Append(fragments_.Get(IdKind::kPeriod, first.ids[static_cast<size_t>(IdKind::kPeriod)]));
-		out.Append(fragments_.Get(IdKind::kOrgUnit, first.ids[static_cast<size_t>(IdKind::kOrgUnit)]));
-		out.Append(fragments_.Get(IdKind::kAttributeOptionCombo, aoc));
+		out.Append(fragments_->Get(IdKind::kPeriod, first.ids[static_cast<size_t>(IdKind::kPeriod)]));
+		out.Append(fragments_->Get(IdKind::kOrgUnit, first.ids[static_cast<size_t>(IdKind::kOrgUnit)]));
+		out.Append(fragments_->Get(IdKind::kAttributeOptionCombo, aoc));
 		out.Append('>');
 	}
 
@@ -132,8 +132,8 @@ class AdxWriter final : public Writer {
 		const uint32_t de = row.ids[static_cast<size_t>(IdKind::kDataElement)];
 		const uint32_t coc = row.ids[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
 		CheckCombo(IdKind::kCategoryOptionCombo, coc);
-		const std::string_view de_fragment = fragments_.Get(IdKind::kDataElement, de);
-		const std::string_view coc_fragment = fragments_.Get(IdKind::kCategoryOptionCombo, coc);
+		const std::string_view de_fragment = fragments_->Get(IdKind::kDataElement, de);
+		const std::string_view coc_fragment = fragments_->Get(IdKind::kCategoryOptionCombo, coc);
 		const size_t value_size = row.value.is_null ? 0 : row.value.size;
 		char *w = out.Reserve(64 + de_fragment.size() + coc_fragment.size() + kXmlEscapeFactor * value_size);
 		w = Put(w, "<dataValue");
@@ -168,8 +168,8 @@ class AdxWriter final : public Writer {
 	std::string Locate(const DataValueRow &row, std::string_view de_fragment) const
 	{
 		return "In the value at" + std::string(de_fragment) +
-		       std::string(fragments_.Get(IdKind::kPeriod, row.ids[static_cast<size_t>(IdKind::kPeriod)])) +
-		       std::string(fragments_.Get(IdKind::kOrgUnit, row.ids[static_cast<size_t>(IdKind::kOrgUnit)])) + ". ";
+		       std::string(fragments_->Get(IdKind::kPeriod, row.ids[static_cast<size_t>(IdKind::kPeriod)])) +
+		       std::string(fragments_->Get(IdKind::kOrgUnit, row.ids[static_cast<size_t>(IdKind::kOrgUnit)])) + ". ";
 	}
 
   protected:

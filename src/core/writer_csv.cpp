@@ -39,7 +39,7 @@ class CsvWriter final : public Writer {
 		                     (row.stored_by.is_null ? 0 : row.stored_by.size) +
 		                     (row.comment.is_null ? 0 : row.comment.size);
 		/* Three CSV fields of n bytes in all need at most 2n + 6. */
-		char *w = out.Reserve(kRowFixedMax + fragments_.MaxTotal() + 2 * texts + 6 + 1);
+		char *w = out.Reserve(kRowFixedMax + fragments_->MaxTotal() + 2 * texts + 6 + 1);
 		out.Commit(WriteLine(w, row));
 		rows_++;
 	}
@@ -62,7 +62,7 @@ class CsvWriter final : public Writer {
   private:
 	char *WriteLine(char *w, const DataValueRow &row) const noexcept
 	{
-		w = fragments_.PutAll(w, row);
+		w = fragments_->PutAll(w, row);
 		w = WriteCsvField(w, row.value.data, row.value.is_null ? 0 : row.value.size, false);
 		*w++ = ',';
 		w = WriteCsvField(w, row.stored_by.data, row.stored_by.is_null ? 0 : row.stored_by.size, false);

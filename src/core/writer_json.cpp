@@ -76,7 +76,7 @@ class JsonWriter final : public Writer {
 		const size_t texts = (row.value.is_null ? 0 : row.value.size) +
 		                     (row.stored_by.is_null ? 0 : row.stored_by.size) +
 		                     (row.comment.is_null ? 0 : row.comment.size);
-		char *w = out.Reserve(kRowFixedMax + fragments_.MaxTotal() + JsonEscapedMax(texts) + 6 + 1);
+		char *w = out.Reserve(kRowFixedMax + fragments_->MaxTotal() + JsonEscapedMax(texts) + 6 + 1);
 		if (rows_ > 0)
 			*w++ = ',';
 		out.Commit(WriteValue(w, row));
@@ -118,7 +118,7 @@ class JsonWriter final : public Writer {
 	/* One value object, without the separating comma. */
 	char *WriteValue(char *w, const DataValueRow &row) const noexcept
 	{
-		w = fragments_.PutAll(w, row);
+		w = fragments_->PutAll(w, row);
 		if constexpr (kStyle == Style::k243) {
 			if (!row.value.is_null)
 				w = PutJsonTextMember(w, ",\"value\":", row.value);

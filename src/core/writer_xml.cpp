@@ -76,7 +76,7 @@ class XmlWriter final : public Writer {
 		const size_t texts = (row.value.is_null ? 0 : row.value.size) +
 		                     (row.stored_by.is_null ? 0 : row.stored_by.size) +
 		                     (row.comment.is_null ? 0 : row.comment.size);
-		char *w = out.Reserve(kRowFixedMax + fragments_.MaxTotal() + XmlEscapedMax(texts));
+		char *w = out.Reserve(kRowFixedMax + fragments_->MaxTotal() + XmlEscapedMax(texts));
 		if (rows_ == 0)
 			*w++ = '>'; /* the root start tag stays open until the first value (empty root: />) */
 		out.Commit(WriteValue(w, row));
@@ -115,7 +115,7 @@ class XmlWriter final : public Writer {
 	char *WriteValue(char *w, const DataValueRow &row) const noexcept
 	{
 		w = Put(w, "<dataValue");
-		w = fragments_.PutAll(w, row);
+		w = fragments_->PutAll(w, row);
 		if (!row.value.is_null)
 			w = PutXmlAttribute(w, "value", row.value.data, row.value.size);
 		if constexpr (kStyle == Style::k243) {

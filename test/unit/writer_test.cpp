@@ -151,6 +151,35 @@ Options(Format format, Style style)
 	return o;
 }
 
+TEST(WriterTest, AForkRendersLikeItsWriterAndAnIdentifierAddedLaterStaysWithTheWriter)
+{
+	/* A fork shares the identifier tables (only read once added); adding to a shared table copies it first. */
+	for (const Format format : {Format::kJson, Format::kCsv, Format::kXml}) {
+		Direct direct(Options(format, Style::k243));
+		direct.AddStandard();
+		OutputBuffer first;
+		direct.writer->Begin(first);
+		direct.writer->WriteRow(ToRow(Row{}, direct.maps), first); /* the fork renders rows after one */
+		std::unique_ptr<Writer> fork = direct.writer->ForkForLaterRows();
+		ASSERT_NE(fork, nullptr);
+		const IdMap before_maps[kIdKindCount] = {direct.maps[0], direct.maps[1], direct.maps[2], direct.maps[3],
+		                                         direct.maps[4]};
+		direct.Add(IdKind::kOrgUnit, 32, "ouAddedLate");
+		Row known;
+		known.ou = 31;
+		OutputBuffer by_writer, by_fork;
+		direct.writer->WriteRow(ToRow(known, direct.maps), by_writer);
+		fork->WriteRow(ToRow(known, before_maps), by_fork);
+		EXPECT_EQ(by_writer.View(), by_fork.View());
+		EXPECT_NE(std::string(by_fork.View()).find("ou2"), std::string::npos);
+		Row late;
+		late.ou = 32;
+		OutputBuffer late_row;
+		direct.writer->WriteRow(ToRow(late, direct.maps), late_row);
+		EXPECT_NE(std::string(late_row.View()).find("ouAddedLate"), std::string::npos);
+	}
+}
+
 TEST(WriterTest, EmptyDocuments)
 {
 	for (const Style style : {Style::k243, Style::k242}) {
