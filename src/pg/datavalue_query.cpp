@@ -467,16 +467,6 @@ ReceiverStartup(DestReceiver *, int, TupleDesc typeinfo)
 	}
 }
 
-void
-ReceiverShutdown(DestReceiver *)
-{
-}
-
-void
-ReceiverDestroy(DestReceiver *)
-{
-}
-
 /*
  * The filter an export's scan can leave to the stager (core::StagedFilter), when each of its
  * filters is an id set: data elements, periods and org units (each kind's map is its set), option
@@ -845,11 +835,7 @@ ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
 	}
 
 	RowReceiver *receiver = static_cast<RowReceiver *>(palloc0(sizeof(RowReceiver)));
-	receiver->pub.receiveSlot = ReceiveSlot;
-	receiver->pub.rStartup = ReceiverStartup;
-	receiver->pub.rShutdown = ReceiverShutdown;
-	receiver->pub.rDestroy = ReceiverDestroy;
-	receiver->pub.mydest = DestNone;
+	InitReceiver(&receiver->pub, ReceiveSlot, ReceiverStartup);
 	receiver->session = session;
 
 	ExecuteInto(sql.data, MakeParamList(&params), &receiver->pub, "data value query");

@@ -272,6 +272,8 @@ Datum Int8Array(const std::vector<int64_t> &values);
 int64 GetInt64(HeapTuple tuple, int column);
 void RunMetadataQuery(const char *sql, int nargs, Oid *types, Datum *values);
 ParamListInfo MakeParamList(int nargs, const Oid *types, const Datum *values);
+void InitReceiver(DestReceiver *receiver, bool (*receive)(TupleTableSlot *, DestReceiver *),
+                  void (*startup)(DestReceiver *, int, TupleDesc));
 void ExecuteInto(const char *sql, ParamListInfo params, DestReceiver *dest, const char *what);
 char *IdentifierSql(const core::IdScheme &scheme, const char *alias = "t");
 

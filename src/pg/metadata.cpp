@@ -108,6 +108,27 @@ MakeParamList(int nargs, const Oid *types, const Datum *values)
 	return list;
 }
 
+namespace {
+
+void
+ReceiverDone(DestReceiver *)
+{
+}
+
+} // namespace
+
+/* A receiver of rows (palloc'd, freed by its caller): nothing to do at shutdown or destroy. */
+void
+InitReceiver(DestReceiver *receiver, bool (*receive)(TupleTableSlot *, DestReceiver *),
+             void (*startup)(DestReceiver *, int, TupleDesc))
+{
+	receiver->receiveSlot = receive;
+	receiver->rStartup = startup;
+	receiver->rShutdown = ReceiverDone;
+	receiver->rDestroy = ReceiverDone;
+	receiver->mydest = DestNone;
+}
+
 /* Run a read-only SELECT whose rows go to dest as the executor makes them. May ereport. */
 void
 ExecuteInto(const char *sql, ParamListInfo params, DestReceiver *dest, const char *what)
@@ -210,16 +231,6 @@ IdentifierReceiverStartup(DestReceiver *self, int, TupleDesc typeinfo)
 	}
 }
 
-void
-IdentifierReceiverShutdown(DestReceiver *)
-{
-}
-
-void
-IdentifierReceiverDestroy(DestReceiver *)
-{
-}
-
 /*
  * Append (id, output identifier, uid) of every row of sql to objects, in the query's order.
  * Bound values become constants, as in SPI_execute_with_args. May ereport.
@@ -232,11 +243,7 @@ LoadIdentifiers(const char *sql, int nargs, const Oid *types, const Datum *value
 		SPI_tuptable = nullptr;
 	}
 	IdentifierReceiver *receiver = static_cast<IdentifierReceiver *>(palloc0(sizeof(IdentifierReceiver)));
-	receiver->pub.receiveSlot = ReceiveIdentifier;
-	receiver->pub.rStartup = IdentifierReceiverStartup;
-	receiver->pub.rShutdown = IdentifierReceiverShutdown;
-	receiver->pub.rDestroy = IdentifierReceiverDestroy;
-	receiver->pub.mydest = DestNone;
+	InitReceiver(&receiver->pub, ReceiveIdentifier, IdentifierReceiverStartup);
 	receiver->objects = objects;
 	ParamListInfo params = MakeParamList(nargs, types, values);
 	ExecuteInto(sql, params, &receiver->pub, "metadata query");
