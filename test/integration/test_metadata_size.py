@@ -37,6 +37,23 @@ def _metadata_message(conn, **params):
     return doc, objects, org_units, kb
 
 
+def _add_org_units(cur, count):
+    """Org units with DHIS2-shaped 11-character UIDs and paths, all under the root (level 2), their ids next in
+    sequence as DHIS2's are (the id map is then an array, not a hash table); none has data values."""
+    cur.execute("""
+        INSERT INTO organisationunit (organisationunitid, uid, created, lastupdated, name, shortname, parentid,
+                                      path, hierarchylevel, openingdate)
+        SELECT top.id + g, 'T' || lpad(g::text, 10, '0'), now(), now(), 'Test unit ' || g, 'T' || g,
+               root.organisationunitid, root.path || '/T' || lpad(g::text, 10, '0'), 2, '2000-01-01'
+        FROM generate_series(1, %s) g,
+             (SELECT max(organisationunitid) AS id FROM organisationunit) top,
+             (SELECT organisationunitid, path FROM organisationunit WHERE uid = %s) root
+        RETURNING uid""", (count, dve.ROOT_OU))
+    uids = [r[0] for r in cur.fetchall()]
+    assert len(uids) == count
+    return uids
+
+
 @pytest.mark.parametrize("order", ["none", None], ids=["unordered", "ordered"])
 def test_a_country_of_org_units_costs_well_under_a_tenth_of_a_kilobyte_each(explained, all_data_sets, order):
     extra = {} if order is None else {"order": order}
@@ -44,18 +61,7 @@ def test_a_country_of_org_units_costs_well_under_a_tenth_of_a_kilobyte_each(expl
                    children=True, limit=10, **extra)
     with dve.rolled_back(explained) as conn, conn.cursor() as cur:
         _, _, before_units, before_kb = _metadata_message(conn, **request)
-        # Org units with DHIS2-shaped 11-character UIDs and paths, all under the root (level 2), their ids next
-        # in sequence as DHIS2's are (the id map is then an array, not a hash table).
-        cur.execute("""
-            INSERT INTO organisationunit (organisationunitid, uid, created, lastupdated, name, shortname, parentid,
-                                          path, hierarchylevel, openingdate)
-            SELECT top.id + g, 'T' || lpad(g::text, 10, '0'), now(), now(), 'Test unit ' || g, 'T' || g,
-                   root.organisationunitid, root.path || '/T' || lpad(g::text, 10, '0'), 2, '2000-01-01'
-            FROM generate_series(1, %s) g,
-                 (SELECT max(organisationunitid) AS id FROM organisationunit) top,
-                 (SELECT organisationunitid, path FROM organisationunit WHERE uid = %s) root""",
-                    (EXTRA_ORG_UNITS, dve.ROOT_OU))
-        assert cur.rowcount == EXTRA_ORG_UNITS
+        _add_org_units(cur, EXTRA_ORG_UNITS)
         doc, _, after_units, after_kb = _metadata_message(conn, **request)
     assert after_units == before_units + EXTRA_ORG_UNITS
     assert b'"dataValues"' in doc
@@ -64,3 +70,23 @@ def test_a_country_of_org_units_costs_well_under_a_tenth_of_a_kilobyte_each(expl
     # growing vectors and text buffers leave spare: 55 bytes here. One Identifier (before the packed lists)
     # was 120 bytes, up to twice that in its growing vector, plus a 16-byte hash slot at most half full.
     assert 30 < per_unit < 100, "%.1f bytes per org unit" % per_unit
+
+
+@pytest.mark.parametrize("fmt,order", [("json", None), ("json", "none"), ("csv", None)])
+def test_a_request_listing_thousands_of_org_units_exports_what_their_values_are(fresh_conn, all_data_sets, fmt,
+                                                                               order):
+    """Past 10,000 ids an org unit set is matched as COALESCE(id = ANY(...), false), which the planner estimates at
+    once instead of element by element (metadata.cpp IdsAnySql): the roots' own query and the data value query
+    both take that form here. The listed org units without data change nothing in the document."""
+    extra = {} if order is None else {"order": order}
+    with fresh_conn.cursor() as cur:
+        cur.execute("SELECT uid FROM organisationunit WHERE hierarchylevel = 3 ORDER BY uid LIMIT 2")
+        districts = [r[0] for r in cur.fetchall()]
+    assert len(districts) == 2
+    request = dict(data_set=all_data_sets, start_date=dve.ALL_START, end_date=dve.ALL_END, children=True, **extra)
+    with dve.rolled_back(fresh_conn) as conn, conn.cursor() as cur:
+        expected = dve.copy_bytes(conn, fmt, org_unit=districts, **request)
+        empty_units = _add_org_units(cur, 12000)
+        listed = dve.copy_bytes(conn, fmt, org_unit=empty_units[:6000] + districts + empty_units[6000:], **request)
+    assert len(expected) > 1000
+    assert listed == expected
