@@ -5,7 +5,7 @@
  * An export holds every org unit it selects (329k in a country with children) until it ends:
  * as one Identifier each (an id, two std::strings, an optional and the ADX detail: 120 bytes,
  * up to twice that in a growing vector) they were a third of the export's memory. Here an
- * object is 24 bytes plus its texts' bytes in one shared buffer, the uid stored once when it
+ * object is 25 bytes plus its texts' bytes in one shared buffer, the uid stored once when it
  * is also the text (the UID scheme), and the ADX detail only for the lists that have one.
  *
  * May throw std::bad_alloc and std::length_error (past 4 GB of identifier text).
@@ -55,7 +55,10 @@ class IdentifierList {
 			push_back(object);
 	}
 
-	/* Append an object; its detail is empty. */
+	/*
+	 * Append an object; its detail is empty. text and uid must not view this list's own bytes
+	 * (appending may move them; SetText is the one that takes such a view).
+	 */
 	void Add(int64_t id, std::optional<std::string_view> text, bool is_default = false, std::string_view uid = {})
 	{
 		Slot slot{id, 0, 0, 0, 0};

@@ -98,9 +98,11 @@ class Writer {
 	virtual void End(OutputBuffer &out) = 0;
 
 	uint64_t Rows() const noexcept { return rows_; }
+	/* How many identifiers of kind this writer renders (AddIdentifier). */
+	size_t IdentifierCount(IdKind kind) const noexcept { return fragments_->Count(kind); }
 
   protected:
-	/* For ForkOf only: a writer is copied whole, its identifier fragments too. */
+	/* For ForkOf only: a writer is copied whole; the copy shares the identifier fragments. */
 	Writer(const Writer &) = default;
 
 	/* ForkForLaterRows of a format whose rows stand alone: a copy that has written one row. */

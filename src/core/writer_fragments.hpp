@@ -77,6 +77,9 @@ class IdentifierFragments {
 		return tables_[static_cast<size_t>(kind)].Get(index);
 	}
 
+	/* How many identifiers of kind were added. */
+	size_t Count(IdKind kind) const noexcept { return tables_[static_cast<size_t>(kind)].offsets.size() - 1; }
+
 	/* Sum of the longest fragment of each kind: what a row's identifiers need at most. */
 	size_t MaxTotal() const noexcept { return max_total_; }
 

@@ -633,24 +633,16 @@ AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *para
 		appendStringInfoString(sql, first ? " WHERE " : " AND ");
 		first = false;
 	};
-	/*
-	 * A large org unit set (a province's tens of thousands) goes through IdsAnySql; sourceid
-	 * leads none of DHIS2's datavalue indexes that its COALESCE would hide. The other sets stay
-	 * plain: a large data element set must stay usable by the primary key's leading column.
-	 */
-	const auto add_ids = [&](const std::vector<int64_t> &ids, const char *column, bool estimate_at_once = false) {
+	const auto add_ids = [&](const std::vector<int64_t> &ids, const char *column) {
 		const int n = AddParam(params, INT8ARRAYOID, Int8Array(ids));
 		clause();
-		if (estimate_at_once)
-			appendStringInfoString(sql, IdsAnySql(column, n, ids.size()));
-		else
-			appendStringInfo(sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", column, n);
+		appendStringInfo(sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", column, n);
 	};
 	/* A set that holds every row of its table filters nothing: leave it out of the scan. */
 	if (!state->filters.all_data_elements)
 		add_ids(state->filters.data_element_ids, "dv.dataelementid");
 	if (!state->filters.all_org_units)
-		add_ids(state->filters.org_unit_ids, "dv.sourceid", true);
+		add_ids(state->filters.org_unit_ids, "dv.sourceid");
 	if (state->filters.filter_periods)
 		add_ids(state->filters.period_ids, "dv.periodid");
 	if (state->filters.filter_category_option_combos)

@@ -141,7 +141,9 @@ InitReceiver(DestReceiver *receiver, bool (*receive)(TupleTableSlot *, DestRecei
  * constant array element by element and keeps some 350 bytes for each until the query ends
  * (100 MB for 300k org units, and 0.2 s). Past kMaxEstimatedIds the test is wrapped in a
  * COALESCE, which the planner estimates at once (a fixed selectivity); its executor still
- * hashes the array. The ids are never NULL, so the result is the same.
+ * hashes the array. The ids are never NULL, so the result is the same. Only for the roots of
+ * ResolveOrgUnits, a scan of organisationunit either way: in the data value query the wrapped
+ * form would keep sourceid out of the primary key's index conditions.
  */
 char *
 IdsAnySql(const char *column, int param, size_t count)
@@ -914,7 +916,7 @@ ResolveMetadata(ExportSession *session)
 	ApplyFilterSets(state);
 	ProfileDataValues(session);
 	DVE_CORE(state->document = core::PrepareDocument(state->plan, state->metadata));
-	/* What the export holds for its metadata until it ends (README: about 0.15 kB per org unit). */
+	/* What the export holds for its metadata until it ends (lists and id maps; README, first screen). */
 	size_t objects = 0, bytes = 0;
 	DVE_CORE({
 		const core::ResolvedMetadata &metadata = state->metadata;

@@ -123,6 +123,8 @@ def test_a_cancel_while_the_stager_thread_holds_a_chunk_leaves_it_what_it_reads(
     request = dict(whole_table, **filtered_requests[name])
     expected, _ = export(explained, "json", True, **request)
     with explained.cursor() as cur:
+        # Chunks of a sixteenth of a run: 128 kB here, so the demo fills many, whatever its size.
+        cur.execute("SET datavalue_export.sort_run_memory = '2MB'")
         cur.execute("SET datavalue_export.fault_cancel_mid_decode = on")
     with pytest.raises(psycopg2.errors.QueryCanceled):
         export(explained, "json", True, **request)

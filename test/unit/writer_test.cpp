@@ -165,6 +165,8 @@ TEST(WriterTest, AForkRendersLikeItsWriterAndAnIdentifierAddedLaterStaysWithTheW
 		const IdMap before_maps[kIdKindCount] = {direct.maps[0], direct.maps[1], direct.maps[2], direct.maps[3],
 		                                         direct.maps[4]};
 		direct.Add(IdKind::kOrgUnit, 32, "ouAddedLate");
+		EXPECT_EQ(direct.writer->IdentifierCount(IdKind::kOrgUnit), 3u);
+		EXPECT_EQ(fork->IdentifierCount(IdKind::kOrgUnit), 2u) << "the fork's tables changed under it";
 		Row known;
 		known.ou = 31;
 		OutputBuffer by_writer, by_fork;
