@@ -283,10 +283,12 @@ AddStagedRows(ExportSession *session, const core::StagedRows *rows)
 
 #ifdef DVE_FAULT_INJECTION
 /*
- * datavalue_export.fault_cancel_mid_decode: the stager's thread raises this as it takes a chunk,
- * then holds it 200 ms before decoding; the backend, seeing it at its next tuple, cancels the
- * export. The teardown then runs while that thread still has the chunk and the filter sets it
- * decodes with: a member freed before the thread is joined is a use-after-free ASan reports.
+ * datavalue_export.fault_cancel_mid_decode: the first full chunk goes to the stager's thread,
+ * which raises fault_worker_holds_chunk and then waits, before decoding, until the export's
+ * teardown has begun (fault_teardown_begun, set by DeleteExportState) and 200 ms more; the
+ * backend waits for the raise and cancels the export. So the teardown always runs while that
+ * thread still has to decode with the filter sets, whatever the machine's speed: a member freed
+ * before the thread is joined is a use-after-free ASan reports.
  */
 std::atomic<bool> fault_worker_holds_chunk{false};
 
@@ -294,20 +296,31 @@ void
 InjectWorkerHold(core::RowStager *stager)
 {
 	fault_worker_holds_chunk = false;
+	fault_teardown_begun = false;
 	if (fault_cancel_mid_decode)
 		stager->SetWorkerHook([] {
 			fault_worker_holds_chunk = true;
+			for (int waited = 0; !fault_teardown_begun && waited < 60000; waited++)
+				std::this_thread::sleep_for(std::chrono::milliseconds(1));
 			std::this_thread::sleep_for(std::chrono::milliseconds(200));
 		});
 }
 
+/* Hand the full chunk to the stager's thread, wait until it holds it, and cancel. May ereport. */
 void
-CancelIfWorkerHolds()
+HandOverAndCancel(ExportSession *session)
 {
-	if (fault_cancel_mid_decode && fault_worker_holds_chunk.exchange(false)) {
-		QueryCancelPending = true;
-		InterruptPending = true;
+	const core::StagedRows *rows;
+	DVE_CORE(rows = session->state->ordering.stager->Exchange());
+	AddStagedRows(session, rows);
+	for (int waited = 0; !fault_worker_holds_chunk; waited++) {
+		if (waited == 60000)
+			elog(ERROR, "fault injection: the stager's thread never took its chunk");
+		pg_usleep(1000);
 	}
+	QueryCancelPending = true;
+	InterruptPending = true;
+	CHECK_FOR_INTERRUPTS();
 }
 #endif
 
@@ -378,14 +391,15 @@ StageHeapTuple(ExportSession *session, HeapTuple tuple)
 	                                 reinterpret_cast<const char *>(header) + header->t_hoff,
 	                                 static_cast<uint32_t>(tuple->t_len - header->t_hoff)));
 	if (ordering->stager->ChunkFull()) {
+#ifdef DVE_FAULT_INJECTION
+		if (fault_cancel_mid_decode)
+			HandOverAndCancel(session);
+#endif
 		const core::StagedRows *rows;
 		/* While the sorting thread works, leave the second core to it: decode here. */
 		DVE_CORE(rows = ordering->stager->ExchangeOrDecode(ordering->sorter->SortBusy()));
 		AddStagedRows(session, rows);
 	}
-#ifdef DVE_FAULT_INJECTION
-	CancelIfWorkerHolds();
-#endif
 	return true;
 }
 

@@ -34,6 +34,7 @@ bool direct_heap_scan = true;
 int render_thread = kRenderShared;
 #ifdef DVE_FAULT_INJECTION
 bool fault_cancel_mid_decode = false;
+std::atomic<bool> fault_teardown_begun{false};
 #endif
 
 namespace {
@@ -61,6 +62,9 @@ DeleteExportState(void *arg)
 {
 	ExportSession *session = static_cast<ExportSession *>(arg);
 	/* Runs at normal end and on abort; destructors here never call PostgreSQL. */
+#ifdef DVE_FAULT_INJECTION
+	fault_teardown_begun = true;
+#endif
 	delete session->state;
 	session->state = nullptr;
 #ifdef __GLIBC__

@@ -62,6 +62,8 @@ extern int render_thread;
  * export cancel itself while the stager's thread holds a chunk (datavalue_query.cpp MakeStager).
  */
 extern bool fault_cancel_mid_decode;
+/* Set as an export's state is deleted (entry_points.cpp DeleteExportState). */
+extern std::atomic<bool> fault_teardown_begun;
 #endif
 
 /* Flush rendered text to the client (or to a result row) once this much has accumulated. */

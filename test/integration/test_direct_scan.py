@@ -114,16 +114,16 @@ def _fault_injection_build(conn):
 @pytest.mark.parametrize("name", ["option-combos", "attribute-option-combos", "all-three"])
 def test_a_cancel_while_the_stager_thread_holds_a_chunk_leaves_it_what_it_reads(explained, whole_table,
                                                                                  filtered_requests, name):
-    """The export cancels itself while the stager's thread holds a chunk it has yet to decode with the filter
-    sets (datavalue_export.fault_cancel_mid_decode holds it there 200 ms). The teardown must join that thread
-    before it frees what the thread reads: the sanitized CI step (test/matrix.sh --sanitize) reports the
-    use-after-free otherwise, and the backend dies instead of cancelling."""
+    """The export cancels itself once the stager's thread holds a chunk it has yet to decode with the filter sets;
+    datavalue_export.fault_cancel_mid_decode makes that thread wait until the teardown has begun, then 200 ms more.
+    The teardown must join that thread before it frees what the thread reads: the sanitized CI step
+    (test/matrix.sh --sanitize) reports the use-after-free otherwise, and the backend dies instead of cancelling."""
     if not _fault_injection_build(explained):
         pytest.skip("needs the fault-injection build: make SANITIZE=1 (test/matrix.sh --sanitize)")
     request = dict(whole_table, **filtered_requests[name])
     expected, _ = export(explained, "json", True, **request)
     with explained.cursor() as cur:
-        # Chunks of a sixteenth of a run: 128 kB here, so the demo fills many, whatever its size.
+        # Chunks of a sixteenth of a run: 128 kB here, so even a small demo fills one before its scan ends.
         cur.execute("SET datavalue_export.sort_run_memory = '2MB'")
         cur.execute("SET datavalue_export.fault_cancel_mid_decode = on")
     with pytest.raises(psycopg2.errors.QueryCanceled):
