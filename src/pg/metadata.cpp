@@ -84,6 +84,16 @@ Int8Array(const std::vector<int64_t> &values)
 	return PointerGetDatum(array);
 }
 
+/* Free the previous metadata query's result (each caller reads its result before the next query). */
+void
+FreeLastResult()
+{
+	if (SPI_tuptable != nullptr) {
+		SPI_freetuptable(SPI_tuptable);
+		SPI_tuptable = nullptr;
+	}
+}
+
 /*
  * Run a read-only metadata query; the result is in SPI_tuptable. The previous query's result is
  * freed first: each caller reads its result before the next query, and an export's metadata
@@ -92,10 +102,7 @@ Int8Array(const std::vector<int64_t> &values)
 void
 RunMetadataQuery(const char *sql, int nargs, Oid *types, Datum *values)
 {
-	if (SPI_tuptable != nullptr) {
-		SPI_freetuptable(SPI_tuptable);
-		SPI_tuptable = nullptr;
-	}
+	FreeLastResult();
 	int rc = SPI_execute_with_args(sql, nargs, types, values, nullptr, true, 0);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "metadata query failed: %s", SPI_result_code_string(rc));
@@ -263,10 +270,7 @@ IdentifierReceiverStartup(DestReceiver *self, int, TupleDesc typeinfo)
 void
 LoadIdentifiers(const char *sql, int nargs, const Oid *types, const Datum *values, core::IdentifierList *objects)
 {
-	if (SPI_tuptable != nullptr) {
-		SPI_freetuptable(SPI_tuptable);
-		SPI_tuptable = nullptr;
-	}
+	FreeLastResult();
 	IdentifierReceiver *receiver = static_cast<IdentifierReceiver *>(palloc0(sizeof(IdentifierReceiver)));
 	InitReceiver(&receiver->pub, ReceiveIdentifier, IdentifierReceiverStartup);
 	receiver->objects = objects;
@@ -283,6 +287,16 @@ LoadIdentifiers(const char *sql, const std::vector<int64_t> &ids, core::Identifi
 	const Oid types[1] = {INT8ARRAYOID};
 	const Datum values[1] = {Int8Array(ids)};
 	LoadIdentifiers(sql, 1, types, values, objects);
+}
+
+/* The ids of objects, in order. */
+template <typename Ids>
+void
+IdsOf(const core::IdentifierList &objects, Ids *ids)
+{
+	ids->clear();
+	for (size_t i = 0; i < objects.size(); i++)
+		ids->push_back(objects.Id(i));
 }
 
 /* A key DHIS2's code fallback reads as a UID (CodeGenerator's shape); any other is a code. */
@@ -512,11 +526,7 @@ ResolveOrgUnits(ExportState *state)
 	core::IdentifierList *objects = &state->metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)];
 	LoadIdentifiers(sql.data, nargs, types, values, objects);
 	std::vector<int64_t> *ids = &state->filters.org_unit_ids;
-	DVE_CORE({
-		ids->reserve(objects->size());
-		for (size_t i = 0; i < objects->size(); i++)
-			ids->push_back(objects->Id(i));
-	});
+	DVE_CORE(ids->reserve(objects->size()); IdsOf(*objects, ids));
 }
 
 /* The DHIS2 table's OID in the export's schema, or InvalidOid. */
@@ -803,15 +813,6 @@ RowSecurityActive(const ExportState *state, const char *table)
 {
 	const Oid relid = DhisTableOid(state, table);
 	return OidIsValid(relid) && check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED;
-}
-
-template <typename Ids>
-void
-IdsOf(const core::IdentifierList &objects, Ids *ids)
-{
-	ids->clear();
-	for (size_t i = 0; i < objects.size(); i++)
-		ids->push_back(objects.Id(i));
 }
 
 /*
