@@ -620,6 +620,8 @@ EmitSortedRows(ExportSession *session)
 		} else {
 			SpillSortedRun(session);
 			ordering->sorter->ReleaseRuns();
+			elog(DEBUG1, "datavalue_export: merging %d spilled runs, the last one included",
+			     static_cast<int>(ordering->run_files.size()));
 		}
 	}
 	/* Too many runs to merge at once within the budget: merge groups of them into longer runs first. */
