@@ -90,3 +90,36 @@ def test_a_request_listing_thousands_of_org_units_exports_what_their_values_are(
         listed = dve.copy_bytes(conn, fmt, org_unit=empty_units[:6000] + districts + empty_units[6000:], **request)
     assert len(expected) > 1000
     assert listed == expected
+
+
+def _org_unit_rows_read(cur):
+    cur.execute("SELECT pg_stat_get_xact_tuples_returned('organisationunit'::regclass)"
+                " + pg_stat_get_xact_tuples_fetched('organisationunit'::regclass)")
+    return cur.fetchone()[0]
+
+
+@pytest.mark.parametrize("fmt,order", [("json", None), ("json", "none"), ("csv", None)])
+def test_a_district_export_reads_its_subtree_not_every_org_unit(fresh_conn, all_data_sets, fmt, order):
+    """Whether the selected org units are the whole table decides if the data value query filters them at all
+    (metadata.cpp HoldsEveryRow). Counting the table read every org unit on each export: 23 ms for 329k, on
+    every district's export. A set under half the planner's estimate (pg_class.reltuples) is now partial
+    without a count. Rows read from organisationunit are this transaction's own statistics, so the check is a
+    count of rows, whatever the machine."""
+    extra = {} if order is None else {"order": order}
+    with fresh_conn.cursor() as cur:
+        cur.execute("SELECT uid FROM organisationunit WHERE hierarchylevel = 3 ORDER BY uid LIMIT 1")
+        district = cur.fetchone()[0]
+    request = dict(data_set=all_data_sets, start_date=dve.ALL_START, end_date=dve.ALL_END, org_unit=[district],
+                   children=True, **extra)
+    with dve.rolled_back(fresh_conn) as conn, conn.cursor() as cur:
+        expected = dve.copy_bytes(conn, fmt, **request)
+        _add_org_units(cur, EXTRA_ORG_UNITS)
+        cur.execute("ANALYZE organisationunit")  # the estimate a DHIS2 database keeps by autovacuum
+        before = _org_unit_rows_read(cur)
+        exported = dve.copy_bytes(conn, fmt, **request)
+        read = _org_unit_rows_read(cur) - before
+        whole = dve.copy_bytes(conn, fmt, **dict(request, org_unit=[dve.ROOT_OU]))
+    assert len(expected) > 1000
+    assert exported == expected
+    assert read < EXTRA_ORG_UNITS / 10, "%d org unit rows read for one district" % read
+    assert len(whole) > len(expected)
