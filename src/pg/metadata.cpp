@@ -148,9 +148,10 @@ InitReceiver(DestReceiver *receiver, bool (*receive)(TupleTableSlot *, DestRecei
  * constant array element by element and keeps some 350 bytes for each until the query ends
  * (100 MB for 300k org units, and 0.2 s). Past kMaxEstimatedIds the test is wrapped in a
  * COALESCE, which the planner estimates at once (a fixed selectivity); its executor still
- * hashes the array. The ids are never NULL, so the result is the same. Only for the roots of
- * ResolveOrgUnits, a scan of organisationunit either way: in the data value query the wrapped
- * form would keep sourceid out of the primary key's index conditions.
+ * hashes the array. The ids are never NULL, so the result is the same. For the roots of
+ * ResolveOrgUnits, a scan of organisationunit either way, and for the plan the data value query
+ * is only checked with (ExecuteRowQuery): a data value query that runs keeps the plain form, in
+ * which sourceid can be one of the primary key's index conditions.
  */
 char *
 IdsAnySql(const char *column, int param, size_t count)

@@ -104,6 +104,52 @@ def test_a_filtered_export_read_directly_writes_what_the_query_gives(explained, 
         assert not direct_ran_query, "PostgreSQL reads the table whole for this request; the export did not"
 
 
+PLANNED_WITH_ELEMENTS = "planned with its filter of every data element, "
+
+
+@pytest.mark.parametrize("order", [None, "none"], ids=["ordered", "unordered"])
+def test_a_month_of_one_district_may_read_through_the_primary_key(explained, whole_table, order):
+    """Every data set covers every data element, so the element filter filters no row; beside a month and a
+    district it is still what lets the primary key (dataelementid, periodid, ...) find them, so the query is
+    planned with it first (datavalue_query.cpp ElementFilterMayDecidePlan). Without it, such an export read the
+    whole table (10M demo: 2.3 s against 0.1 s). With sequential scans disabled the plan must go through the key,
+    which only the element filter allows; with the planner's own choice on this small table, the filter is
+    left out again. The document is the same either way."""
+    with explained.cursor() as cur:
+        cur.execute("""SELECT d.uid, pe.startdate::text, pe.enddate::text FROM datavalue dv
+                       JOIN period pe USING (periodid)
+                       JOIN organisationunit o ON o.organisationunitid = dv.sourceid
+                       JOIN organisationunit d ON o.path LIKE d.path || '%' AND d.hierarchylevel = 3
+                       JOIN periodtype pt ON pt.periodtypeid = pe.periodtypeid AND pt.name = 'Monthly'
+                       WHERE NOT dv.deleted GROUP BY 1, 2, 3 ORDER BY count(*) DESC, 1, 2 LIMIT 1""")
+        district, start, end = cur.fetchone()
+    request = dict(whole_table, org_unit=[district], start_date=start, end_date=end)
+    if order is not None:
+        request["order"] = order
+
+    def planned(seqscan):
+        with explained.cursor() as cur:
+            cur.execute("SET enable_seqscan = %s" % seqscan)
+        try:
+            doc, _ = export(explained, "json", True, **request)
+        finally:
+            with explained.cursor() as cur:
+                cur.execute("RESET enable_seqscan")
+        said = [n.split(PLANNED_WITH_ELEMENTS, 1)[1].strip() for n in explained.notices if PLANNED_WITH_ELEMENTS in n]
+        return doc, said
+
+    by_key, by_key_said = planned("off")
+    own, own_said = planned("on")
+    assert by_key_said == ["reads through an index"]
+    assert own_said == ["reads the whole table: the filter is left out"]
+    values = dve.data_values(dve.parse_json_pairs(own))
+    assert len(values) > 100
+    if order is None:
+        assert by_key == own
+    else:
+        assert sorted(map(repr, dve.data_values(dve.parse_json_pairs(by_key)))) == sorted(map(repr, values))
+
+
 def _fault_injection_build(conn):
     """Whether the library has the fault-injection settings (make SANITIZE=1)."""
     with conn.cursor() as cur:
