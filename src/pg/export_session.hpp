@@ -276,6 +276,7 @@ void RunMetadataQuery(const char *sql, int nargs, Oid *types, Datum *values);
 ParamListInfo MakeParamList(int nargs, const Oid *types, const Datum *values);
 void InitReceiver(DestReceiver *receiver, bool (*receive)(TupleTableSlot *, DestReceiver *),
                   void (*startup)(DestReceiver *, int, TupleDesc));
+bool IdsEstimatedAtOnce(size_t count);
 char *IdsAnySql(const char *column, int param, size_t count);
 void ExecuteInto(const char *sql, ParamListInfo params, DestReceiver *dest, const char *what);
 char *IdentifierSql(const core::IdScheme &scheme, const char *alias = "t");

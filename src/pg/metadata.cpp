@@ -149,15 +149,21 @@ InitReceiver(DestReceiver *receiver, bool (*receive)(TupleTableSlot *, DestRecei
  * (100 MB for 300k org units, and 0.2 s). Past kMaxEstimatedIds the test is wrapped in a
  * COALESCE, which the planner estimates at once (a fixed selectivity); its executor still
  * hashes the array. The ids are never NULL, so the result is the same. For the roots of
- * ResolveOrgUnits, a scan of organisationunit either way, and for the plan the data value query
- * is only checked with (ExecuteRowQuery): a data value query that runs keeps the plain form, in
- * which sourceid can be one of the primary key's index conditions.
+ * ResolveOrgUnits, a scan of organisationunit either way, and for the data value query where its
+ * plan reads the whole table (ExecuteRowQuery): one that goes through an index keeps the plain
+ * form, in which sourceid can be one of the primary key's index conditions.
  */
+bool
+IdsEstimatedAtOnce(size_t count)
+{
+	constexpr size_t kMaxEstimatedIds = 10000;
+	return count > kMaxEstimatedIds;
+}
+
 char *
 IdsAnySql(const char *column, int param, size_t count)
 {
-	constexpr size_t kMaxEstimatedIds = 10000;
-	if (count > kMaxEstimatedIds)
+	if (IdsEstimatedAtOnce(count))
 		return psprintf("COALESCE(%s " OP("=") " ANY($%d), false)", column, param);
 	return psprintf("%s " OP("=") " ANY($%d)", column, param);
 }
