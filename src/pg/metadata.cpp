@@ -528,8 +528,14 @@ ResolveOrgUnits(ExportState *state)
 	appendStringInfoChar(&sql, ')');
 	if (request.level)
 		appendStringInfo(&sql, " AND t.hierarchylevel " OP("=") " %d", *request.level);
-	/* Registration order is sort rank (row_sorter.hpp): DHIS2's OU order is by path. */
-	appendStringInfoString(&sql, " ORDER BY t.path, t.organisationunitid");
+	/*
+	 * Registration order is sort rank (row_sorter.hpp): DHIS2's OU order is by path. An unordered
+	 * export ranks nothing, and sorting a country's paths (long, sharing their first levels,
+	 * compared in the database's collation) took longer than reading them: 1.3 s against 0.2 s
+	 * for 329k org units.
+	 */
+	if (!plan.unordered)
+		appendStringInfoString(&sql, " ORDER BY t.path, t.organisationunitid");
 	core::IdentifierList *objects = &state->metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)];
 	LoadIdentifiers(sql.data, nargs, types, values, objects);
 	std::vector<int64_t> *ids = &state->filters.org_unit_ids;
