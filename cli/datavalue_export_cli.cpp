@@ -92,6 +92,11 @@ OnSignal(int signo)
 		_exit(StatusForSignal(signo));
 	}
 	g_signal = signo;
+	/*
+	 * A write to a reader that stopped reading, entered just after its loop looked at the flag,
+	 * would block until a second signal: the alarm interrupts it within a second.
+	 */
+	alarm(1);
 	if (PGcancel *cancel = g_cancel) {
 		char message[256];
 		PQcancel(cancel, message, sizeof message);
@@ -99,9 +104,19 @@ OnSignal(int signo)
 	errno = saved_errno;
 }
 
+/* SIGALRM only interrupts a blocked write or wait (OnSignal); the flag is the first signal's. */
+extern "C" void
+OnAlarm(int)
+{
+}
+
 void
 InstallSignalHandlers()
 {
+	struct sigaction alarm_action = {};
+	alarm_action.sa_handler = OnAlarm;
+	sigemptyset(&alarm_action.sa_mask);
+	sigaction(SIGALRM, &alarm_action, nullptr); /* no SA_RESTART: the write returns EINTR */
 	struct sigaction action = {};
 	action.sa_handler = OnSignal;
 	sigemptyset(&action.sa_mask);
