@@ -531,8 +531,8 @@ ResolveOrgUnits(ExportState *state)
 	/*
 	 * Registration order is sort rank (row_sorter.hpp): DHIS2's OU order is by path. An unordered
 	 * export ranks nothing, and sorting a country's paths (long, sharing their first levels,
-	 * compared in the database's collation) took longer than reading them: 1.3 s against 0.2 s
-	 * for 329k org units.
+	 * compared in the database's collation) took most of its time: 0.71 s against 0.23 s for
+	 * the whole export of 329k org units.
 	 */
 	if (!plan.unordered)
 		appendStringInfoString(&sql, " ORDER BY t.path, t.organisationunitid");
