@@ -76,7 +76,8 @@ def filtered_requests(conn243, all_data_sets):
         regions = [r[0] for r in cur.fetchall()]
     assert len(regions) > 2 and len(all_data_sets) > 2
     return {
-        "months": dict(start_date="2024-01-01", end_date="2024-06-30"),
+        # with every data set the element filter is planned too, and PostgreSQL 17's index scans take six months
+        "months": dict(start_date="2023-03-01", end_date="2024-12-31"),
         "most-data-sets": dict(data_set=all_data_sets[1:]),
         "most-regions": dict(org_unit=regions[1:]),
         "all-three": dict(data_set=all_data_sets[:-1], start_date="2023-07-01", end_date="2024-09-30",
@@ -113,8 +114,8 @@ def test_a_month_of_one_district_may_read_through_the_primary_key(explained, who
     district it is still what lets the primary key (dataelementid, periodid, ...) find them, so the query is
     planned with it first (datavalue_query.cpp ElementFilterMayDecidePlan). Without it, such an export read the
     whole table (10M demo: 2.3 s against 0.1 s). With sequential scans disabled the plan must go through the key,
-    which only the element filter allows; with the planner's own choice on this small table, the filter is
-    left out again. The document is the same either way."""
+    which only the element filter allows. The planner's own choice on this small table differs between
+    PostgreSQL majors (15 reads it whole, 17 goes through the key); the document is the same either way."""
     with explained.cursor() as cur:
         cur.execute("""SELECT d.uid, pe.startdate::text, pe.enddate::text FROM datavalue dv
                        JOIN period pe USING (periodid)
@@ -141,7 +142,7 @@ def test_a_month_of_one_district_may_read_through_the_primary_key(explained, who
     by_key, by_key_said = planned("off")
     own, own_said = planned("on")
     assert by_key_said == ["reads through an index"]
-    assert own_said == ["reads the whole table: the filter is left out"]
+    assert own_said in (["reads the whole table: the filter is left out"], ["reads through an index"]), own_said
     values = dve.data_values(dve.parse_json_pairs(own))
     assert len(values) > 100
     if order is None:
