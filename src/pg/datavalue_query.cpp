@@ -674,21 +674,17 @@ AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *para
 		appendStringInfoString(sql, first ? " WHERE " : " AND ");
 		first = false;
 	};
-	const auto add_ids = [&](const std::vector<int64_t> &ids, const char *column) {
+	/* IdsAnySql's plain form, or for a long list where at_once its form estimated at once. */
+	const auto add_ids = [&](const std::vector<int64_t> &ids, const char *column, bool at_once = false) {
 		const int n = AddParam(params, INT8ARRAYOID, Int8Array(ids));
 		clause();
-		appendStringInfo(sql, "%s OPERATOR(pg_catalog.=) ANY($%d)", column, n);
+		appendStringInfoString(sql, IdsAnySql(column, n, at_once ? ids.size() : 0));
 	};
 	/* A set that holds every row of its table filters nothing: leave it out of the scan (but see keep_elements). */
 	if (!state->filters.all_data_elements || keep_elements)
 		add_ids(state->filters.data_element_ids, "dv.dataelementid");
-	if (!state->filters.all_org_units) {
-		const std::vector<int64_t> &ids = state->filters.org_unit_ids;
-		const int n = AddParam(params, INT8ARRAYOID, Int8Array(ids));
-		clause();
-		appendStringInfoString(sql, ids_at_once ? IdsAnySql("dv.sourceid", n, ids.size())
-		                                        : psprintf("dv.sourceid " OP("=") " ANY($%d)", n));
-	}
+	if (!state->filters.all_org_units)
+		add_ids(state->filters.org_unit_ids, "dv.sourceid", ids_at_once);
 	if (state->filters.filter_periods)
 		add_ids(state->filters.period_ids, "dv.periodid");
 	if (state->filters.filter_category_option_combos)
@@ -879,16 +875,12 @@ ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
 	QueryParams params;
 	StringInfoData sql;
 	initStringInfo(&sql);
-	const bool has_where = BuildRowQuery(session, periods, keep_elements, false, &sql, &params);
+	/* First in the form a plan check takes: a long org unit list estimated at once. */
+	const bool has_where = BuildRowQuery(session, periods, keep_elements, true, &sql, &params);
 	/* Known to read the whole table: no WHERE clause, or a plan that does. */
 	bool whole_table = !has_where;
 	if (has_where && (plan_with_elements || may_read_heap || long_org_unit_list)) {
-		QueryParams check_params;
-		StringInfoData check;
-		initStringInfo(&check);
-		BuildRowQuery(session, periods, keep_elements, true, &check, &check_params);
-		whole_table = PlannerScansWholeTable(check.data, &check_params);
-		pfree(check.data);
+		whole_table = PlannerScansWholeTable(sql.data, &params);
 		if (plan_with_elements)
 			elog(DEBUG1, "datavalue_export: the data value query, planned with its filter of every data element, %s",
 			     whole_table ? "reads the whole table: the filter is left out" : "reads through an index");
@@ -897,8 +889,6 @@ ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
 			     "datavalue_export: the data value query reads the whole table: its %zu org units are not estimated "
 			     "one by one",
 			     filters.org_unit_ids.size());
-		if (whole_table && (plan_with_elements || long_org_unit_list))
-			BuildRowQuery(session, periods, periods != nullptr, true, &sql, &params);
 	}
 	/* An ordered scan of the whole table, or one PostgreSQL would read whole anyway: read the heap directly. */
 	if (may_read_heap && whole_table) {
@@ -910,6 +900,14 @@ ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
 		}
 		state->ordering.staged_filter = core::StagedFilter{};
 	}
+	/*
+	 * The query that runs: without the element filter where the table is read whole, and through
+	 * an index with the plain list, which the planner can make an index condition.
+	 */
+	if (whole_table && plan_with_elements)
+		BuildRowQuery(session, periods, periods != nullptr, true, &sql, &params);
+	else if (!whole_table && long_org_unit_list)
+		BuildRowQuery(session, periods, keep_elements, false, &sql, &params);
 	/*
 	 * An unordered page is counted here, not by LIMIT/OFFSET in the query: the query has no join,
 	 * so a value without metadata, which DHIS2's join leaves out, would take a place in the page.
