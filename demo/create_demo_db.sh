@@ -11,11 +11,13 @@ set -euo pipefail
 
 usage() {
 	cat <<'EOF'
-usage: create_demo_db.sh [--values N] [--schema 2.43|2.42] [--check] DBNAME
+usage: create_demo_db.sh [--values N] [--schema 2.43|2.42] [--icu-locale L] [--check] DBNAME
 
   --values N     number of datavalue rows (default 1000000; 500 .. about 15000000;
                  the 2.42 variant has 24 rows fewer)
   --schema V     DHIS2 schema shape: 2.43 (default) or 2.42
+  --icu-locale L the database's collation is ICU's L (e.g. en-US, as on many DHIS2 servers)
+                 instead of the cluster's default (PostgreSQL 15 or later)
   --check        run demo/check.sql on the result
   -h, --help     this text
 
@@ -31,6 +33,7 @@ die() {
 values=1000000
 schema=2.43
 check=0
+icu_locale=
 dbname=
 
 while [ $# -gt 0 ]; do
@@ -39,6 +42,8 @@ while [ $# -gt 0 ]; do
 		--values=*) values=${1#*=}; shift ;;
 		--schema) [ $# -ge 2 ] || die "--schema needs an argument"; schema=$2; shift 2 ;;
 		--schema=*) schema=${1#*=}; shift ;;
+		--icu-locale) [ $# -ge 2 ] || die "--icu-locale needs an argument"; icu_locale=$2; shift 2 ;;
+		--icu-locale=*) icu_locale=${1#*=}; shift ;;
 		--check) check=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		--) shift; break ;;
@@ -67,7 +72,9 @@ psql_cmd=(psql -X -q -v ON_ERROR_STOP=1)
 start_ms=$(($(date +%s%N) / 1000000))
 echo "Recreating database '$dbname' (${PGHOST:-default host}:${PGPORT:-default port})"
 PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning" dropdb --if-exists "$dbname"
-createdb -E UTF8 -T template0 "$dbname"
+locale_args=()
+if [ -n "$icu_locale" ]; then locale_args=(--locale-provider=icu --icu-locale="$icu_locale"); fi
+createdb -E UTF8 -T template0 "${locale_args[@]}" "$dbname"
 
 "${psql_cmd[@]}" -d "$dbname" -v values="$values" -v schema="$schema" -f "$here/generate.sql"
 

@@ -78,28 +78,27 @@ def _is_current(admin, dbname, schema, marker):
         conn.close()
 
 
-def _build(dbname, schema):
+def _build(dbname, schema, options):
     script = os.path.join(REPO, "demo", "create_demo_db.sh")
     if not os.path.exists(script):
         pytest.fail("demo/create_demo_db.sh is missing; it builds the demo databases")
-    proc = subprocess.run(["bash", script, "--values", str(VALUES), "--schema", schema, dbname],
+    proc = subprocess.run(["bash", script, "--values", str(VALUES), "--schema", schema] + list(options) + [dbname],
                           capture_output=True, text=True, timeout=900)
     if proc.returncode != 0:
         pytest.fail("create_demo_db.sh %s failed:\n%s\n%s" % (dbname, proc.stdout[-3000:], proc.stderr[-3000:]))
 
 
-@pytest.fixture(scope="session")
-def demo_dbs():
-    """{'2.43': 'it_demo_243', '2.42': 'it_demo_242'}, built (or reused) and with the extension."""
-    marker = _fingerprint()
+def _ensure_demo_dbs(demos, options=()):
+    """Build (or reuse) each {schema: dbname} demo with the generator's options, with the extension."""
+    marker = _fingerprint() + "".join(" " + o for o in options)
     admin = dve.connect("postgres")
     try:
         with admin.cursor() as cur:
             # one builder at a time on the shared cluster
             cur.execute("SELECT pg_advisory_lock(hashtext('datavalue_export integration demo dbs'))")
-        for schema, dbname in DEMOS.items():
+        for schema, dbname in demos.items():
             if not _is_current(admin, dbname, schema, marker):
-                _build(dbname, schema)
+                _build(dbname, schema, options)
                 conn = dve.connect(dbname)
                 with conn.cursor() as cur:
                     cur.execute("CREATE EXTENSION IF NOT EXISTS datavalue_export")
@@ -121,7 +120,20 @@ def demo_dbs():
             cur.execute("SELECT pg_advisory_unlock(hashtext('datavalue_export integration demo dbs'))")
     finally:
         admin.close()
-    return dict(DEMOS)
+    return dict(demos)
+
+
+@pytest.fixture(scope="session")
+def demo_dbs():
+    """{'2.43': 'it_demo_243', '2.42': 'it_demo_242'}, built (or reused) and with the extension."""
+    return _ensure_demo_dbs(DEMOS)
+
+
+@pytest.fixture(scope="session")
+def db_icu():
+    """The 2.43 demo in a database that collates with ICU's en-US (as DHIS2 servers set up in an
+    English locale do): UIDs and paths sort case-insensitively first, unlike the C.UTF-8 cluster's."""
+    return _ensure_demo_dbs({"2.43": "it_demo_icu"}, ("--icu-locale", "en-US"))["2.43"]
 
 
 @pytest.fixture(scope="session")
