@@ -54,6 +54,30 @@ IsXmlName(std::string_view s) noexcept
 	return true;
 }
 
+/*
+ * Why a category id cannot name a category attribute of an element (<dataValue> for a COC's,
+ * <group> for an AOC's), or empty. An XML Name is not enough: DHIS2 writes any Name, so a prefix
+ * (`AGE:GROUP`) undeclared in the document, `xmlns` (which moves the element out of ADX's
+ * namespace) or the element's own attribute (`value`) give XML an ADX reader rejects or misreads.
+ */
+std::string
+AttributeNameProblem(std::string_view name, bool on_group)
+{
+	if (!IsXmlName(name))
+		return "is not an XML name";
+	if (name == "xmlns")
+		return "would declare the element's namespace";
+	if (const size_t colon = name.find(':'); colon != std::string_view::npos)
+		return "has the prefix \"" + std::string(name.substr(0, colon)) +
+		       "\", a namespace the document does not declare";
+	/* The element's own attributes (RenderIdentifier, BeginGroup, WriteRow). */
+	const bool own = on_group ? name == "dataSet" || name == "period" || name == "orgUnit"
+	                          : name == "dataElement" || name == "value";
+	if (own)
+		return std::string("is an attribute <") + (on_group ? "group" : "dataValue") + "> has already";
+	return {};
+}
+
 /* where, when not empty, is a sentence locating the text for the user. */
 [[noreturn]] void
 ThrowForbiddenCharacter(const char *s, size_t n, std::string_view what, const std::string &where = {})
@@ -201,9 +225,14 @@ class AdxWriter final : public Writer {
 			const std::vector<CategoryPair> &pairs = detail->categories;
 			for (size_t i = 0; i < pairs.size() && problem.empty(); i++) {
 				const CategoryPair &pair = pairs[i];
-				if (!pair.category || !IsXmlName(*pair.category)) {
-					problem = "category \"" + pair.category_name + "\" has no identifier usable as an XML name: " +
-					          (pair.category ? "\"" + *pair.category + "\"" : std::string("null"));
+				const std::string name_problem =
+				    pair.category ? AttributeNameProblem(*pair.category, kind == IdKind::kAttributeOptionCombo)
+				                  : std::string();
+				if (!pair.category) {
+					problem = "category \"" + pair.category_name + "\" has no identifier (null)";
+				} else if (!name_problem.empty()) {
+					problem = "the identifier \"" + *pair.category + "\" of category \"" + pair.category_name + "\" " +
+					          name_problem;
 				} else if (!pair.option || (kStyle == Style::k242 && pair.option->empty())) {
 					/* 2.43 writes an empty option code as it is (SEX=""); 2.42 refuses "null or empty". */
 					problem = "an option of category \"" + pair.category_name + "\" has no identifier";

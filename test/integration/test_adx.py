@@ -315,6 +315,30 @@ def test_missing_code_is_e8202_before_output(conn243):
     assert err.value.pgerror.startswith("ERROR:  E820"), err.value.pgerror
 
 
+@pytest.mark.parametrize("category,code", [("SEX", "value"), ("SEX", "AGE:GROUP"), ("SEX", "xmlns"),
+                                           ("FUNDING_PARTNER", "period"), ("FUNDING_PARTNER", "AGE:GROUP")])
+def test_a_category_code_an_adx_reader_cannot_take_is_an_error(db243, category, code):
+    """A COC category (on <dataValue>) or an AOC category (on <group>) coded so that DHIS2's document
+    would not be well-formed, or would leave ADX's namespace: an error before any output."""
+    conn = dve.connect(db243)
+    conn.autocommit = False
+    params = dict(data_set=["pBOMPrpg1QX", "BiNt8IRFnpj"], start_date=dve.DEMO_START, end_date=dve.DEMO_END,
+                  org_unit=[dve.ROOT_OU], children=True, category_id_scheme="CODE", org_unit_id_scheme="UID")
+    try:
+        check_structure(dve.copy_bytes(conn, "adx", **params))  # the request is fine as the demo is
+        with conn.cursor() as cur:
+            cur.execute("UPDATE category SET code = %s WHERE code = %s", (code, category))
+            assert cur.rowcount == 1
+        with pytest.raises(psycopg2.Error) as err:
+            dve.copy_bytes(conn, "adx", **params)
+        assert err.value.pgcode == "22004"
+        assert "cannot write the category attributes" in err.value.pgerror
+        assert '"%s"' % code in err.value.pgerror, err.value.pgerror
+    finally:
+        conn.rollback()
+        conn.close()
+
+
 def test_style_242_on_the_242_schema(conn242, plain_data_sets):
     """The 2.42 database has no period.iso: periods come from the type name; no default-combo attributes."""
     params = dict(data_set=plain_data_sets[:3], start_date="2023-01-01", end_date="2024-12-31",

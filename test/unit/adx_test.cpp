@@ -199,7 +199,7 @@ struct Malaria {
 		Add(IdKind::kPeriod, 11, "2024-02-01/P1M");
 		Add(IdKind::kOrgUnit, 20, "OU_FAC1");
 		for (IdKind kind : {IdKind::kCategoryOptionCombo, IdKind::kAttributeOptionCombo}) {
-			IdentifierDetail f_u5, m_u5, def, pepfar, broken, twice, empty;
+			IdentifierDetail f_u5, m_u5, def, pepfar, broken, twice, empty, value, period, prefixed, xmlns;
 			f_u5.categories = {Pair("AGE", "U5"), Pair("SEX", "F")};
 			m_u5.categories = {Pair("AGE", "U5"), Pair("SEX", "M")};
 			def.categories = {Pair("default", "default")};
@@ -207,6 +207,11 @@ struct Malaria {
 			broken.categories = {Pair("two words", "X")};
 			twice.categories = {Pair("AGE", "U5"), Pair("AGE", "F")};
 			empty.categories = {Pair("SEX", "")};
+			/* XML Names that an ADX element cannot take as category attributes (AttributeNameProblem). */
+			value.categories = {Pair("value", "V")};
+			period.categories = {Pair("period", "P")};
+			prefixed.categories = {Pair("AGE:GROUP", "U5")};
+			xmlns.categories = {Pair("xmlns", "urn:x")};
 			Add(kind, 30, "c1", false, &f_u5);
 			Add(kind, 31, "c2", false, &m_u5);
 			Add(kind, 32, "HllvX50cXC0", true, &def);
@@ -214,6 +219,10 @@ struct Malaria {
 			Add(kind, 34, "c4", false, &broken);
 			Add(kind, 35, "c5", false, &twice);
 			Add(kind, 36, "c6", false, &empty);
+			Add(kind, 37, "c7", false, &value);
+			Add(kind, 38, "c8", false, &period);
+			Add(kind, 39, "c9", false, &prefixed);
+			Add(kind, 40, "c10", false, &xmlns);
 		}
 	}
 
@@ -394,6 +403,42 @@ TEST(AdxWriterTest, CategoryIdThatIsNoXmlNameFailsWhenUsed)
 	EXPECT_THROW(used.Doc({{1, 10, 20, 34, 33, "1"}}), Error);
 	Malaria group(AdxOptions(Style::k242));
 	EXPECT_THROW(group.Doc({{1, 10, 20, 30, 34, "1"}}), Error);
+}
+
+TEST(AdxWriterTest, CategoryIdsThatWouldBreakTheDocumentFailWhenUsed)
+{
+	/*
+	 * DHIS2 writes these as given: a duplicate attribute or an undeclared prefix is not well-formed,
+	 * xmlns moves the element out of ADX's namespace. Refused in both shapes, once a value uses them.
+	 */
+	const struct {
+		uint32_t coc, aoc;
+		const char *detail;
+	} refused[] = {
+	    {37, 33, "\"value\" of category \"value\" is an attribute <dataValue> has already"},
+	    {30, 38, "\"period\" of category \"period\" is an attribute <group> has already"},
+	    {39, 33, "has the prefix \"AGE\", a namespace the document does not declare"},
+	    {30, 39, "has the prefix \"AGE\", a namespace the document does not declare"},
+	    {40, 33, "\"xmlns\" of category \"xmlns\" would declare the element's namespace"},
+	    {30, 40, "would declare the element's namespace"},
+	};
+	for (Style style : {Style::k243, Style::k242})
+		for (const auto &c : refused) {
+			Malaria used(AdxOptions(style));
+			try {
+				used.Doc({{1, 10, 20, c.coc, c.aoc, "1"}});
+				ADD_FAILURE() << "no error for COC " << c.coc << ", AOC " << c.aoc;
+			} catch (const Error &e) {
+				EXPECT_STREQ(e.Sqlstate(), "22004");
+				EXPECT_NE(e.Detail().find(c.detail), std::string::npos) << e.Detail();
+			}
+		}
+	/* Another element's attribute is a category like any: `period` on a value, `value` on a group. */
+	Malaria fine(AdxOptions(Style::k243));
+	EXPECT_EQ(fine.Doc({{1, 10, 20, 38, 37, "1"}}),
+	          "<adx xmlns=\"urn:ihe:qrph:adx:2015\"><group dataSet=\"MAL_DS\" period=\"2024-01-01/P1M\" "
+	          "orgUnit=\"OU_FAC1\" value=\"V\"><dataValue dataElement=\"MAL_CASES\" period=\"P\" value=\"1\"/>"
+	          "</group></adx>");
 }
 
 TEST(AdxWriterTest, TwoCategoriesWithOneIdFailWhenUsed)
