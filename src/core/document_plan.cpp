@@ -166,7 +166,8 @@ CheckIdentifiersDefined(const ExportPlan &plan, const ResolvedMetadata &metadata
 			for (int64_t id : ids)
 				if (object.id == id) {
 					list += list.empty() ? "" : ", ";
-					list += object.uid;
+					/* A NULL uid (forbidden by DHIS2, refused under UIDs too): the database id. */
+					list += object.uid.empty() ? "id " + std::to_string(object.id) : std::string(object.uid);
 				}
 		if (adx && combo) {
 			/*

@@ -713,10 +713,56 @@ NothingCanMatch(const ExportState *state)
 }
 
 /*
+ * A period whose identifier cannot be written (metadata.cpp ResolvePeriods) fails the export
+ * when one of its values is in the export, before any output, naming the period; periods the
+ * values do not use are no matter. Only runs when there is such a period. May ereport.
+ */
+void
+RefuseUnusablePeriods(ExportSession *session)
+{
+	ExportState *state = session->state;
+	const std::vector<MetadataScratch::UnusablePeriod> &unusable = state->scratch.unusable_periods;
+	if (unusable.empty() || NothingCanMatch(state))
+		return;
+	std::vector<int64_t> *ids = &state->scratch.ids;
+	DVE_CORE({
+		ids->clear();
+		for (const MetadataScratch::UnusablePeriod &period : unusable)
+			ids->push_back(period.id);
+	});
+	QueryParams params;
+	params.nargs = 0;
+	StringInfoData sql;
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT dv.periodid FROM %s dv", Table(state, "datavalue"));
+	const bool where = AppendDataValueFilters(session, &sql, &params, false, false);
+	appendStringInfo(&sql, " %s dv.periodid " OP("=") " ANY($%d) LIMIT 1", where ? "AND" : "WHERE",
+	                 AddParam(&params, INT8ARRAYOID, Int8Array(*ids)));
+
+	SPIExecuteOptions options;
+	memset(&options, 0, sizeof options);
+	options.params = MakeParamList(&params);
+	options.read_only = true;
+	const int rc = SPI_execute_extended(sql.data, &options);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "unusable period query failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return;
+	const int64 used = GetInt64(SPI_tuptable->vals[0], 1);
+	for (const MetadataScratch::UnusablePeriod &period : unusable)
+		if (period.id == used)
+			ereport(ERROR, (errcode(period.sqlstate),
+			                errmsg("the period with periodid %lld cannot be exported: %s",
+			                       static_cast<long long>(period.id), period.why.c_str()),
+			                errdetail("%s", period.detail.c_str()),
+			                errhint("Correct the period row; values in other periods can be exported meanwhile.")));
+}
+
+/*
  * DHIS2 2.43 with a non-UID output scheme looks at the whole result before writing: it refuses
  * objects without a value for the property (E8201-E8203), and hoists an org unit shared by all
  * values (and the AOC of a one-value result) into the header. One aggregate pass over the
- * filtered rows answers both; UID exports never run it. May ereport.
+ * filtered rows answers both; UID exports run it only when some object has a NULL uid. May ereport.
  */
 void
 ProfileDataValues(ExportSession *session)
@@ -733,10 +779,24 @@ ProfileDataValues(ExportSession *session)
 	const core::IdScheme *schemes[core::kIdKindCount] = {&plan.data_element_scheme, nullptr, &plan.org_unit_scheme,
 	                                                     &plan.category_option_combo_scheme,
 	                                                     &plan.attribute_option_combo_scheme};
+	/*
+	 * Under UIDs an object has an identifier unless its uid is NULL, which DHIS2's schema forbids:
+	 * such an object is refused as an undefined property is, rather than a value written without
+	 * its data element or org unit.
+	 */
 	bool any_non_uid = false;
-	for (const core::IdScheme *scheme : schemes)
-		any_non_uid |= scheme != nullptr && !scheme->IsUid();
-	if (!any_non_uid)
+	bool any_undefined = false;
+	for (size_t k = 0; k < core::kIdKindCount; k++) {
+		if (schemes[k] == nullptr)
+			continue;
+		any_non_uid |= !schemes[k]->IsUid();
+		DVE_CORE({
+			const core::IdentifierList &objects = state->metadata.objects[k];
+			for (size_t i = 0; i < objects.size() && !any_undefined; i++)
+				any_undefined |= !objects.HasText(i);
+		});
+	}
+	if (!any_non_uid && !any_undefined)
 		return;
 
 	static const char *const kColumns[core::kIdKindCount] = {"dv.dataelementid", "dv.periodid", "dv.sourceid",
@@ -751,7 +811,7 @@ ProfileDataValues(ExportSession *session)
 	int kinds_checked[core::kIdKindCount];
 	int checked = 0;
 	for (size_t k = 0; k < core::kIdKindCount; k++) {
-		if (schemes[k] == nullptr || schemes[k]->IsUid())
+		if (schemes[k] == nullptr)
 			continue;
 		std::vector<int64_t> *undefined = &state->scratch.ids;
 		DVE_CORE({
@@ -792,11 +852,14 @@ ProfileDataValues(ExportSession *session)
 	state->header_from_page = ordered_page && plan.style == core::Style::k243 &&
 	                          core::CarriesHeader(plan.request.format) &&
 	                          (!plan.org_unit_scheme.IsUid() || !plan.attribute_option_combo_scheme.IsUid());
-	state->metadata.result_is_empty = count == 0;
-	if (count > 0 && min_ou == max_ou)
-		state->metadata.detected_org_unit_id = min_ou;
-	if (count == 1)
-		state->metadata.detected_attribute_option_combo_id = min_aoc;
+	/* The hoisting DHIS2 does under non-UID schemes only (a UID export is here for NULL uids). */
+	if (any_non_uid) {
+		state->metadata.result_is_empty = count == 0;
+		if (count > 0 && min_ou == max_ou)
+			state->metadata.detected_org_unit_id = min_ou;
+		if (count == 1)
+			state->metadata.detected_attribute_option_combo_id = min_aoc;
+	}
 
 	std::vector<int64_t>(*used_undefined)[core::kIdKindCount] = &state->used_undefined;
 	for (int i = 0; i < checked; i++) {

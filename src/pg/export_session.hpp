@@ -107,6 +107,17 @@ struct MetadataScratch {
 	bool has_period_iso_column = true;   /* DHIS2 2.43 schema (period.iso) */
 	/* ADX: the data elements of each requested data set (metadata.data_sets order), one query each. */
 	std::vector<std::vector<int64_t>> data_set_elements;
+	/*
+	 * Periods whose identifier cannot be written, from metadata DHIS2 forbids (a NULL iso, an
+	 * unknown period type, an infinite start where the start is needed): refused when a value
+	 * of the export is in one (datavalue_query.cpp RefuseUnusablePeriods).
+	 */
+	struct UnusablePeriod {
+		int64_t id;
+		int sqlstate;
+		std::string why, detail;
+	};
+	std::vector<UnusablePeriod> unusable_periods;
 };
 
 /* Where a run to merge is: its file, or one of the sorter's two runs (a scan's last runs, kept in memory). */
@@ -296,6 +307,7 @@ struct QueryParams {
 void ResolveLastUpdatedCutoff(ExportState *state);
 bool NothingCanMatch(const ExportState *state);
 void ProfileDataValues(ExportSession *session);
+void RefuseUnusablePeriods(ExportSession *session);
 void StreamDataValues(ExportSession *session);
 
 /* ordering.cpp */

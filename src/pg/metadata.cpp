@@ -566,13 +566,18 @@ ResolvePeriods(ExportState *state)
 
 	StringInfoData sql;
 	initStringInfo(&sql);
-	/* Columns: id, iso (2.43) or type name (2.42), start as a day number. */
-	appendStringInfo(&sql,
-	                 "SELECT pe.periodid, %s, (pe.startdate " OP(
-	                     "-") " DATE '2000-01-01')::int8 "
-	                          "FROM %s pe LEFT JOIN %s pt ON pt.periodtypeid " OP("=") " pe.periodtypeid",
-	                 state->scratch.has_period_iso_column ? "pe.iso" : "pt.name", Table(state, "period"),
-	                 Table(state, "periodtype"));
+	/*
+	 * Columns: id, iso (2.43) or type name (2.42), start as a day number (NULL when infinite:
+	 * DHIS2 has no such date, and one such row must not fail the query for every period).
+	 */
+	const char *start_day =
+	    "(CASE WHEN pg_catalog.isfinite(pe.startdate) THEN (pe.startdate " OP("-") " DATE '2000-01-01')::int8 END)";
+	const char *end_day =
+	    "(CASE WHEN pg_catalog.isfinite(pe.enddate) THEN (pe.enddate " OP("-") " DATE '2000-01-01')::int8 END)";
+	appendStringInfo(
+	    &sql, "SELECT pe.periodid, %s, %s FROM %s pe LEFT JOIN %s pt ON pt.periodtypeid " OP("=") " pe.periodtypeid",
+	    state->scratch.has_period_iso_column ? "pe.iso" : "pt.name", start_day, Table(state, "period"),
+	    Table(state, "periodtype"));
 	Oid types[3] = {TEXTARRAYOID, DATEOID, DATEOID};
 	Datum values[3] = {0, 0, 0};
 	int nargs = 0;
@@ -592,11 +597,10 @@ ResolvePeriods(ExportState *state)
 		if (state->scratch.has_period_iso_column)
 			appendStringInfoString(&sql, " WHERE pe.iso " OP("=") " ANY($1)");
 		else
-			appendStringInfoString(&sql,
-			                       " WHERE pt.name::text " OP("||") " '|' " OP("||") " (pe.startdate " OP(
-			                           "-") " "
-			                                "DATE '2000-01-01')::text " OP("||") " '|' " OP("||") " (pe.enddate " OP(
-			                                    "-") " DATE '2000-01-01')::text " OP("=") " ANY($1)");
+			appendStringInfo(&sql,
+			                 " WHERE pt.name::text " OP("||") " '|' " OP("||") " %s::text " OP("||") " '|' " OP(
+			                     "||") " %s::text " OP("=") " ANY($1)",
+			                 start_day, end_day);
 		state->filters.filter_periods = true;
 	} else if (request.start_date && request.end_date) {
 		types[0] = DATEOID;
@@ -611,31 +615,57 @@ ResolvePeriods(ExportState *state)
 	RunMetadataQuery(sql.data, nargs, types, values);
 
 	core::IdentifierList *objects = &state->metadata.objects[static_cast<size_t>(IdKind::kPeriod)];
+	const bool computed = !state->scratch.has_period_iso_column;
+	const bool adx = state->plan.request.format == core::Format::kAdx;
 	for (uint64 i = 0; i < SPI_processed; i++) {
 		HeapTuple tuple = SPI_tuptable->vals[i];
 		int64 id = GetInt64(tuple, 1);
 		const char *label = GetText(tuple, 2);
-		int32 start = static_cast<int32>(GetInt64(tuple, 3));
-		const bool computed = !state->scratch.has_period_iso_column;
+		bool infinite;
+		const Datum start_datum = SPI_getbinval(tuple, SPI_tuptable->tupdesc, 3, &infinite);
+		const int32 start = infinite ? 0 : static_cast<int32>(DatumGetInt64(start_datum));
 		DVE_CORE({
 			std::optional<std::string> iso;
-			if (state->plan.request.format == core::Format::kAdx) {
-				/* ADX notation: start date and the type's duration (2.43 labels give the type, 2.42 names it). */
-				std::optional<core::PeriodType> type;
-				if (!computed && label != nullptr) {
-					if (const auto period = core::ParseIsoPeriod(label))
-						type = period->type;
-				} else if (label != nullptr)
+			MetadataScratch::UnusablePeriod unusable{id, ERRCODE_NULL_VALUE_NOT_ALLOWED, {}, {}};
+			/* The type: 2.42 names it; ADX reads it from 2.43's ISO text (its notation is start and duration). */
+			std::optional<core::PeriodType> type;
+			if (label == nullptr) {
+				unusable.why = computed ? "it has no period type" : "its iso is NULL";
+				unusable.detail = computed ? "DHIS2 2.42 derives the ISO period from period.periodtypeid, declared NOT "
+				                             "NULL."
+				                           : "DHIS2 declares period.iso NOT NULL.";
+			} else if (computed || adx) {
+				if (computed)
 					type = core::PeriodTypeFromName(label);
-				if (type)
-					iso = core::AdxPeriod(*type, start);
-			} else if (!computed)
-				iso = label;
-			else if (label != nullptr) {
-				/* 2.42: the ISO text is derived from type and start (TwoYearly has none: null). */
-				if (const auto type = core::PeriodTypeFromName(label))
-					iso = core::IsoPeriod(*type, start);
+				else if (const auto period = core::ParseIsoPeriod(label))
+					type = period->type;
+				/* DHIS2 2.42 has the type, with no ISO period: written as null, as DHIS2 writes it. */
+				const bool two_yearly = computed && std::string_view(label) == "TwoYearly";
+				if (two_yearly && adx) {
+					unusable.sqlstate = ERRCODE_INVALID_PARAMETER_VALUE;
+					unusable.why = "its type TwoYearly has no ISO period";
+					unusable.detail = "ADX writes a period as its start date and its type's duration.";
+				} else if (!type && !two_yearly) {
+					unusable.sqlstate = ERRCODE_INVALID_PARAMETER_VALUE;
+					unusable.why = std::string(computed ? "its period type \"" : "its iso \"") + label +
+					               (computed ? "\" is not one DHIS2 has" : "\" is not an ISO period");
+					unusable.detail = computed ? "DHIS2 2.42 derives the ISO period from the period type's name."
+					                           : "ADX writes a period as its start date and its type's duration.";
+				} else if (type && infinite) {
+					unusable.sqlstate = ERRCODE_DATETIME_FIELD_OVERFLOW;
+					unusable.why = "its start date is infinite";
+					unusable.detail = computed ? "DHIS2 2.42 derives the ISO period from the start date."
+					                           : "ADX writes a period as its start date and its type's duration.";
+				}
 			}
+			if (!unusable.why.empty())
+				state->scratch.unusable_periods.push_back(std::move(unusable));
+			else if (adx)
+				iso = core::AdxPeriod(*type, start);
+			else if (!computed)
+				iso = label;
+			else if (type)
+				iso = core::IsoPeriod(*type, start);
 			objects->Add(id, iso ? std::optional<std::string_view>(*iso) : std::nullopt);
 			if (state->filters.filter_periods)
 				state->filters.period_ids.push_back(id);
@@ -957,6 +987,7 @@ ResolveMetadata(ExportSession *session)
 	if (state->plan.request.format == core::Format::kAdx)
 		ResolveAdxMetadata(state);
 	ApplyFilterSets(state);
+	RefuseUnusablePeriods(session);
 	ProfileDataValues(session);
 	DVE_CORE(state->document = core::PrepareDocument(state->plan, state->metadata));
 	/* What the export holds for its metadata until it ends (lists and id maps; README, first screen). */
