@@ -16,8 +16,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -83,11 +85,12 @@ OnSignal(int signo)
 		 */
 		if (g_temp_path[0] != '\0')
 			unlink(g_temp_path);
-		if (g_signal == 0) {
-			static const char kMessage[] = "datavalue-export: interrupted while connecting\n";
-			if (write(STDERR_FILENO, kMessage, sizeof kMessage - 1) < 0) {
-				/* nothing left to tell */
-			}
+		static const char kConnecting[] = "datavalue-export: interrupted while connecting\n";
+		static const char kAgain[] = "datavalue-export: second signal: exiting without waiting for the server\n";
+		const bool connecting = g_signal == 0;
+		if (write(STDERR_FILENO, connecting ? kConnecting : kAgain,
+		          connecting ? sizeof kConnecting - 1 : sizeof kAgain - 1) < 0) {
+			/* nothing left to tell */
 		}
 		_exit(StatusForSignal(signo));
 	}
@@ -128,21 +131,44 @@ InstallSignalHandlers()
 	action.sa_flags = SA_NODEFER;
 	for (const int signo : kHandledSignals)
 		sigaction(signo, &action, nullptr);
+	/*
+	 * A message to a closed stderr pipe (a logger that died) must not kill the export and leave its
+	 * temporary file; a file size limit (ulimit -f) is an output error (EFBIG, exit 5), not a kill.
+	 * The document's own write to a closed pipe still ends the program by SIGPIPE (Output::Write).
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
 }
+
+/* The handled signals held back while alive: a step that must not be cut short. */
+class HeldSignals {
+  public:
+	HeldSignals()
+	{
+		sigset_t block;
+		sigemptyset(&block);
+		for (const int signo : kHandledSignals)
+			sigaddset(&block, signo);
+		sigprocmask(SIG_BLOCK, &block, &saved_);
+	}
+	~HeldSignals() { sigprocmask(SIG_SETMASK, &saved_, nullptr); }
+	HeldSignals(const HeldSignals &) = delete;
+	HeldSignals &operator=(const HeldSignals &) = delete;
+
+  private:
+	sigset_t saved_;
+};
 
 /* Publishes (or withdraws, with nullptr) the cancel object the handler uses. */
 void
 SetCancel(PGcancel *cancel)
 {
-	sigset_t block;
-	sigset_t saved;
-	sigemptyset(&block);
-	for (const int signo : kHandledSignals)
-		sigaddset(&block, signo);
-	sigprocmask(SIG_BLOCK, &block, &saved);
-	PGcancel *old = g_cancel;
-	g_cancel = cancel;
-	sigprocmask(SIG_SETMASK, &saved, nullptr);
+	PGcancel *old;
+	{
+		HeldSignals held;
+		old = g_cancel;
+		g_cancel = cancel;
+	}
 	if (old != nullptr)
 		PQfreeCancel(old);
 }
@@ -176,19 +202,28 @@ class Output {
 			return true;
 		}
 		/*
-		 * An open descriptor by name (/dev/stderr, /dev/fd/N, /proc/self/fd/N) is written through
-		 * a copy of it: resolved to the file behind it and renamed over, "-o /dev/stderr 2>>log"
-		 * would replace the log it appends to.
+		 * An open descriptor by name (/dev/stderr, /dev/fd/N, /proc/self/fd/N, or a link to one) is
+		 * written through a copy of it: resolved to the file behind it and renamed over,
+		 * "-o /dev/stderr 2>>log" would replace the log it appends to.
 		 */
-		if (const std::optional<int> descriptor = NamedDescriptor(path))
+		std::optional<int> descriptor;
+		if (!FollowLinks(path, descriptor, error))
+			return false;
+		if (descriptor)
 			return OpenDirect(path, fcntl(*descriptor, F_DUPFD_CLOEXEC, 3), error);
-		path = FollowLinks(path);
 		struct stat st;
 		const bool exists = stat(path.c_str(), &st) == 0;
 		if (exists && S_ISDIR(st.st_mode)) {
 			error = "output \"" + path + "\" is a directory";
 			return false;
 		}
+		/* The file a standard descriptor already writes (a spelling not caught above): through it. */
+		if (exists && S_ISREG(st.st_mode))
+			for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+				struct stat open_st;
+				if (fstat(fd, &open_st) == 0 && open_st.st_dev == st.st_dev && open_st.st_ino == st.st_ino)
+					return OpenDirect(path, fcntl(fd, F_DUPFD_CLOEXEC, 3), error);
+			}
 		/* A device or FIFO (/dev/null, a pipe's reader) is written as it is: a rename would replace it. */
 		if (exists && !S_ISREG(st.st_mode))
 			return OpenDirect(path, open(path.c_str(), O_WRONLY | O_CLOEXEC), error);
@@ -201,24 +236,40 @@ class Output {
 		const size_t slash = path.rfind('/');
 		directory_ = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
 		const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+		/* Refused now, as a shell would, not by the rename after the whole export. */
+		const long name_max = pathconf(directory_.c_str(), _PC_NAME_MAX);
+		if (!exists && name_max > 0 && base.size() > static_cast<size_t>(name_max)) {
+			errno = ENAMETOOLONG;
+			error = Errno("cannot create", path);
+			return false;
+		}
+		/*
+		 * A file this user may write but not replace is written in place once the document is
+		 * complete, as one with other hard links is: another user's file in a sticky folder such as
+		 * /tmp (the rename is refused), a mount point such as a container's bind-mounted file (the
+		 * rename is refused, or would go to the folder under it).
+		 */
+		struct stat folder;
+		if (exists && stat(directory_.c_str(), &folder) == 0) {
+			const uid_t user = geteuid();
+			const bool sticky =
+			    (folder.st_mode & S_ISVTX) != 0 && user != 0 && st.st_uid != user && folder.st_uid != user;
+			copy_in_place_ = sticky || folder.st_dev != st.st_dev;
+		}
 		/*
 		 * Hidden and not ending in the document's extension: it never looks like the finished file.
-		 * The name is cut so that the temporary one fits a 255-byte file name too.
+		 * The name is cut so that the temporary one fits a 255-byte file name too. A folder this user
+		 * may not create files in takes no temporary file: it goes to $TMPDIR (or /tmp) and is
+		 * copied into an existing file in place.
 		 */
-		std::string temp = directory_ + "/." + base.substr(0, 200) + ".part.XXXXXX";
-		if (temp.size() >= sizeof g_temp_path) {
-			error = "output path \"" + path + "\" is too long";
-			return false;
+		if (!CreateTemporary(directory_ + "/." + base.substr(0, 200) + ".part.XXXXXX", error)) {
+			const char *tmpdir = std::getenv("TMPDIR");
+			const std::string elsewhere = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+			if (!exists || (errno != EACCES && errno != EROFS) ||
+			    !CreateTemporary(elsewhere + "/.datavalue-export.part.XXXXXX", error))
+				return false;
+			copy_in_place_ = true;
 		}
-		std::vector<char> name(temp.begin(), temp.end());
-		name.push_back('\0');
-		fd_ = mkstemp(name.data());
-		if (fd_ < 0) {
-			error = Errno("could not create a temporary file in", directory_);
-			return false;
-		}
-		temp_ = name.data();
-		std::memcpy(g_temp_path, temp_.c_str(), temp_.size() + 1);
 		/*
 		 * mkstemp makes 0600; the finished file keeps the mode of the one it replaces, or gets what
 		 * a shell redirection would give it.
@@ -237,7 +288,7 @@ class Output {
 					/* not allowed: it becomes this user's, as with mv */
 				}
 			}
-			copy_in_place_ = st.st_nlink > 1;
+			copy_in_place_ = copy_in_place_ || st.st_nlink > 1;
 		}
 		return true;
 	}
@@ -257,6 +308,11 @@ class Output {
 			if (written < 0) {
 				if (errno == EINTR)
 					continue;
+				if (errno == EPIPE) {
+					/* A reader that stopped (| head): ended by SIGPIPE as any filter is (manual, SIGNALS). */
+					signal(SIGPIPE, SIG_DFL);
+					raise(SIGPIPE);
+				}
 				error = Errno("could not write", Shown());
 				return false;
 			}
@@ -296,31 +352,41 @@ class Output {
 			error = "interrupted";
 			return false;
 		}
-		if (copy_in_place_) {
-			if (!CopyInto(temp_, path_, error)) {
-				/* The target may be cut short now: the complete document stays where it is. */
-				error += "; the complete document is in \"" + temp_ + "\"";
+		if (!copy_in_place_) {
+			if (rename(temp_.c_str(), path_.c_str()) == 0) {
 				temp_.clear();
 				g_temp_path[0] = '\0';
+				/* The rename itself is durable once the folder is synced. */
+				const int dir = open(directory_.c_str(), O_RDONLY | O_DIRECTORY);
+				if (dir >= 0) {
+					fsync(dir);
+					close(dir);
+				}
+				return true;
+			}
+			/*
+			 * A file the rename may not replace after all (a bind-mounted file: EBUSY; EPERM, EXDEV)
+			 * takes the document in place, as one known beforehand does.
+			 */
+			struct stat st;
+			if ((errno != EBUSY && errno != EPERM && errno != EXDEV) || stat(path_.c_str(), &st) != 0 ||
+			    !S_ISREG(st.st_mode)) {
+				error = "could not rename \"" + temp_ + "\" to \"" + path_ + "\": " + std::strerror(errno);
 				return false;
 			}
-			unlink(temp_.c_str());
+		}
+		bool started = false;
+		if (!CopyInto(temp_, path_, started, error)) {
+			/* A signal before the target was touched is a cancel: the caller removes the file. */
+			if (!started && g_signal != 0)
+				return false;
+			/* The target may be cut short now: the complete document stays where it is. */
+			error += "; the complete document is in \"" + temp_ + "\"";
 			temp_.clear();
 			g_temp_path[0] = '\0';
-			return true;
-		}
-		if (rename(temp_.c_str(), path_.c_str()) != 0) {
-			error = "could not rename \"" + temp_ + "\" to \"" + path_ + "\": " + std::strerror(errno);
 			return false;
 		}
-		temp_.clear();
-		g_temp_path[0] = '\0';
-		/* The rename itself is durable once the folder is synced. */
-		const int dir = open(directory_.c_str(), O_RDONLY | O_DIRECTORY);
-		if (dir >= 0) {
-			fsync(dir);
-			close(dir);
-		}
+		temp_.clear(); /* removed by CopyInto */
 		return true;
 	}
 
@@ -360,12 +426,30 @@ class Output {
 		return true;
 	}
 
-	/* The descriptor a /dev/stderr, /dev/fd/N or /proc/self/fd/N path names. */
-	static std::optional<int> NamedDescriptor(const std::string &path)
+	/*
+	 * The descriptor a /dev/stdout, /dev/stderr, /dev/fd/N or /proc/{self,thread-self,PID}/fd/N path
+	 * names, with doubled slashes and "." components read as the kernel reads them.
+	 */
+	static std::optional<int> NamedDescriptor(const std::string &spelled)
 	{
+		std::string path;
+		for (size_t i = 0; i < spelled.size();) {
+			if (spelled[i] == '/' && (i + 1 == spelled.size() || spelled[i + 1] == '/')) {
+				i++;
+				continue;
+			}
+			if (spelled.compare(i, 2, "/.") == 0 && (i + 2 == spelled.size() || spelled[i + 2] == '/')) {
+				i += 2;
+				continue;
+			}
+			path += spelled[i++];
+		}
+		if (path == "/dev/stdout")
+			return STDOUT_FILENO;
 		if (path == "/dev/stderr")
 			return STDERR_FILENO;
-		for (const char *prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+		const std::string own = "/proc/" + std::to_string(getpid()) + "/fd/";
+		for (const char *prefix : {"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", own.c_str()}) {
 			const size_t length = std::strlen(prefix);
 			if (path.compare(0, length, prefix) != 0 || path.size() == length || path.size() > length + 9)
 				continue;
@@ -382,39 +466,86 @@ class Output {
 
 	/*
 	 * path with its symbolic links followed, even to a file that does not exist yet: the file a
-	 * link names is written (or created), and the link stays.
+	 * link names is written (or created), and the link stays. A link on the way that names an open
+	 * descriptor sets descriptor; a loop is refused, as by a shell.
 	 */
-	static std::string FollowLinks(std::string path)
+	static bool FollowLinks(std::string &path, std::optional<int> &descriptor, std::string &error)
 	{
 		for (int hops = 0; hops < 40; hops++) {
+			if ((descriptor = NamedDescriptor(path)))
+				return true;
 			char target[PATH_MAX];
 			const ssize_t length = readlink(path.c_str(), target, sizeof target - 1);
 			if (length <= 0)
-				break;
+				return true;
 			target[length] = '\0';
 			const size_t slash = path.rfind('/');
 			path = target[0] == '/' || slash == std::string::npos ? std::string(target)
 			                                                      : path.substr(0, slash + 1) + target;
 		}
-		return path;
+		errno = ELOOP;
+		error = Errno("cannot write", path);
+		return false;
 	}
 
-	/* The complete temporary file copied over the target itself (same inode, owner and links), synced. */
-	static bool CopyInto(const std::string &from, const std::string &to, std::string &error)
+	/* mkstemp of pattern into fd_ and temp_ (and the handler's copy of the name); false with errno set. */
+	bool CreateTemporary(const std::string &pattern, std::string &error)
+	{
+		if (pattern.size() >= sizeof g_temp_path) {
+			errno = ENAMETOOLONG;
+			error = "output path \"" + path_ + "\" is too long";
+			return false;
+		}
+		std::vector<char> name(pattern.begin(), pattern.end());
+		name.push_back('\0');
+		fd_ = mkstemp(name.data());
+		if (fd_ < 0) {
+			const int saved = errno;
+			const size_t slash = pattern.rfind('/');
+			error = Errno("could not create a temporary file in", pattern.substr(0, slash == 0 ? 1 : slash));
+			errno = saved;
+			return false;
+		}
+		temp_ = name.data();
+		std::memcpy(g_temp_path, temp_.c_str(), temp_.size() + 1);
+		return true;
+	}
+
+	/*
+	 * The complete temporary file copied over the target itself (same inode, owner and links),
+	 * synced. Another export copying into the same file waits for this one (an exclusive lock),
+	 * so the file ends as one document or the other. Once the target is cut to be rewritten
+	 * (started), signals are held until the copy is done: neither is the copy cut short nor the
+	 * complete temporary file removed by a second signal.
+	 */
+	static bool CopyInto(const std::string &from, const std::string &to, bool &started, std::string &error)
 	{
 		const int in = open(from.c_str(), O_RDONLY | O_CLOEXEC);
 		if (in < 0) {
 			error = Errno("could not open", from);
 			return false;
 		}
-		const int out = open(to.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+		const int out = open(to.c_str(), O_WRONLY | O_CLOEXEC);
 		if (out < 0) {
 			error = Errno("could not open", to);
 			close(in);
 			return false;
 		}
+		while (flock(out, LOCK_EX) != 0) {
+			if (errno != EINTR || g_signal != 0) {
+				error = g_signal != 0 ? "interrupted" : Errno("could not lock", to);
+				close(in);
+				close(out);
+				return false;
+			}
+		}
+		HeldSignals held;
+		g_temp_path[0] = '\0';
+		started = true;
 		std::vector<char> buffer(1 << 20);
-		bool ok = true;
+		bool ok = ftruncate(out, 0) == 0;
+		if (!ok)
+			error = Errno("could not truncate", to);
 		for (ssize_t got; ok && (got = read(in, buffer.data(), buffer.size())) != 0;) {
 			if (got < 0) {
 				ok = errno == EINTR;
@@ -440,12 +571,15 @@ class Output {
 			error = Errno("could not close", to);
 			ok = false;
 		}
+		/* Still with signals held: a second signal's exit must find nothing left to remove. */
+		if (ok)
+			unlink(from.c_str());
 		return ok;
 	}
 
 	int fd_ = -1;
 	bool direct_ = false;        /* a device, FIFO or open descriptor, written in place */
-	bool copy_in_place_ = false; /* a file with other hard links: the finished document is copied into it */
+	bool copy_in_place_ = false; /* hard-linked, not replaceable, or no temporary file beside it: copied into */
 	uint64_t written_ = 0;
 	std::string path_;
 	std::string directory_;
@@ -715,9 +849,17 @@ EffectiveMode(const Options &options)
 {
 	if (options.progress != ProgressMode::kAuto)
 		return options.progress;
-	/* A bar interleaved with a document on the same terminal helps nobody. */
+	/*
+	 * A bar interleaved with a document on the same terminal helps nobody: standard output on a
+	 * terminal, or -o naming the terminal stderr is (/dev/stdout, /dev/stderr, /dev/tty).
+	 */
 	const bool to_stdout = options.output.empty() || options.output == "-";
-	return isatty(STDERR_FILENO) && !(to_stdout && isatty(STDOUT_FILENO)) ? ProgressMode::kBar : ProgressMode::kNone;
+	struct stat err, out;
+	const bool to_stderr_terminal = !to_stdout && fstat(STDERR_FILENO, &err) == 0 &&
+	                                stat(options.output.c_str(), &out) == 0 && S_ISCHR(out.st_mode) &&
+	                                (out.st_rdev == err.st_rdev || out.st_rdev == makedev(5, 0) /* /dev/tty */);
+	return isatty(STDERR_FILENO) && !(to_stdout && isatty(STDOUT_FILENO)) && !to_stderr_terminal ? ProgressMode::kBar
+	                                                                                             : ProgressMode::kNone;
 }
 
 /* ---- the export ---- */
@@ -745,8 +887,9 @@ class Export {
 
 		char *literal = PQescapeLiteral(conn_.get(), request_.query.c_str(), request_.query.size());
 		if (literal == nullptr) {
+			/* Not text in the connection's encoding (bytes that are not UTF-8): the request is at fault. */
 			Complain("could not quote the query: " + Trimmed(PQerrorMessage(conn_.get())));
-			return exit_status::kExport;
+			return exit_status::kUsage;
 		}
 		const std::string sql = std::string("COPY (SELECT export_datavalues(") + literal + ")) TO STDOUT";
 		PQfreemem(literal);
@@ -784,6 +927,12 @@ class Export {
 			progress_.Abandon();
 			Complain(error);
 			return exit_status::kOutput;
+		}
+		/* Held while the document was copied into a hard-linked file: that file is complete now. */
+		if (g_signal != 0) {
+			progress_.Abandon();
+			Complain(std::string(SignalWord()) + " after the document was complete: " + output_.Shown() + " holds it");
+			return StatusForSignal(g_signal);
 		}
 		progress_.Finish(bytes_, copy_count);
 		return exit_status::kOk;
@@ -892,15 +1041,19 @@ class Export {
 			Complain(output_.Shown() + " holds an incomplete document (" + std::to_string(bytes_) + " bytes)");
 	}
 
+	static const char *SignalWord()
+	{
+		return g_signal == SIGTERM   ? "terminated"
+		       : g_signal == SIGHUP  ? "hung up"
+		       : g_signal == SIGQUIT ? "quit"
+		                             : "interrupted";
+	}
+
 	int Cancelled()
 	{
 		progress_.Abandon();
 		output_.Discard();
-		const char *what = g_signal == SIGTERM   ? "terminated"
-		                   : g_signal == SIGHUP  ? "hung up"
-		                   : g_signal == SIGQUIT ? "quit"
-		                                         : "interrupted";
-		Complain(std::string(what) + ": the export was cancelled" +
+		Complain(std::string(SignalWord()) + ": the export was cancelled" +
 		         (!output_.WritesInPlace() ? "; no output file was written"
 		          : output_.Written() > 0  ? "; " + output_.Shown() + " holds an incomplete document"
 		                                   : "; nothing was written to " + output_.Shown()));

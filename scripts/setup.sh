@@ -14,7 +14,7 @@ PACKAGES=(
 	python3 python3-psycopg2 python3-pytest python3-lxml unzip openjdk-17-jdk-headless libpostgresql-jdbc-java
 	libipc-run-perl     # TAP tests (t/*.pl): PostgreSQL::Test::Cluster runs its commands with IPC::Run
 	clang libclang-rt-14-dev # fuzzing (test/fuzz): clang++ -fsanitize=fuzzer links libclang-rt's libFuzzer
-	libpq-dev tmux man-db # the datavalue-export CLI (libpq) and its tests (tmux screen, man page)
+	libpq-dev tmux man-db strace # the datavalue-export CLI (libpq) and its tests (tmux screen, man page, a slowed copy)
 )
 
 bash scripts/ensure_packages.sh setup "${PACKAGES[@]}"

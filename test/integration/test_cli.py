@@ -73,6 +73,13 @@ def run_cli(cli, *args, env=None, timeout=DEADLINE, **kw):
     return subprocess.run([cli] + list(args), capture_output=True, env=e, timeout=timeout, **kw)
 
 
+def as_nobody():
+    """preexec_fn: the CLI runs as the unprivileged user nobody (the test runs as root)."""
+    nobody = pwd.getpwnam("nobody")
+    os.setgid(nobody.pw_gid)
+    os.setuid(nobody.pw_uid)
+
+
 def psql_copy_query(dbname, query):
     """Bytes of psql's \\copy (SELECT export_datavalues('<query>')) TO file: the reference transport."""
     path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "dve_cli_ref_%s" % uuid.uuid4().hex)
@@ -329,10 +336,6 @@ def test_read_only_file_is_refused_not_replaced(cli, db243, demo_query, tmp_path
     target.write_bytes(b"keep me")
     os.chown(target, nobody.pw_uid, nobody.pw_gid)
     os.chmod(target, 0o444)
-
-    def as_nobody():
-        os.setgid(nobody.pw_gid)
-        os.setuid(nobody.pw_uid)
     try:
         proc = run_cli(cli, "-d", db243, demo_query, "-o", str(target), preexec_fn=as_nobody)
         assert proc.returncode == 5, proc.stderr
@@ -343,12 +346,58 @@ def test_read_only_file_is_refused_not_replaced(cli, db243, demo_query, tmp_path
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.mark.parametrize("name,fd", [("/dev/stdout", 1), ("/dev/stderr", 2), ("/proc/self/fd/1", 1)])
+def test_file_the_rename_may_not_replace_takes_the_document_in_place(cli, db243, demo_query, tmp_path):
+    """A bind-mounted file (docker -v /host/out.json:/out.json) cannot be renamed over (EBUSY): the
+    complete document is copied into it instead of failing after the whole export."""
+    want = psql_copy_query(db243, demo_query)
+    host = tmp_path / "host.json"
+    host.write_bytes(b"old")
+    target = tmp_path / "mounted.json"
+    target.write_bytes(b"")
+    if subprocess.run(["mount", "--bind", str(host), str(target)], capture_output=True).returncode != 0:
+        pytest.skip("cannot bind-mount here")
+    try:
+        proc = run_cli(cli, "-d", db243, demo_query, "-o", str(target))
+        assert proc.returncode == 0, proc.stderr
+        assert target.read_bytes() == want
+    finally:
+        subprocess.run(["umount", str(target)], check=True)
+    assert host.read_bytes() == want
+    assert sorted(os.listdir(tmp_path)) == ["host.json", "mounted.json"]
+
+
+def test_another_users_file_in_a_sticky_folder_is_written_in_place(cli, db243, demo_query):
+    """As a shell redirection may: a world-writable file of another user in a folder like /tmp, which
+    the rename may not replace (EPERM), takes the document in place; its owner stays."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to run the CLI as another user")
+    want = psql_copy_query(db243, demo_query)
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="dve_cli_sticky_"))
+    os.chmod(folder, 0o1777)
+    target = folder / "shared.json"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o666)
+    try:
+        proc = run_cli(cli, "-d", db243, demo_query, "-o", str(target), preexec_fn=as_nobody)
+        assert proc.returncode == 0, proc.stderr
+        assert target.read_bytes() == want
+        assert target.stat().st_uid == 0
+        assert os.listdir(folder) == ["shared.json"]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("name,fd", [("/dev/stdout", 1), ("/dev/stderr", 2), ("/proc/self/fd/1", 1),
+                                     ("/dev//stderr", 2), ("/dev/./stderr", 2), ("//dev/stdout", 1),
+                                     ("/proc/thread-self/fd/2", 2), ("link-to-stderr", 2)])
 def test_named_descriptor_is_appended_to_not_replaced(cli, db243, demo_query, tmp_path, name, fd):
     """"-o /dev/stderr 2>>cron.log": the document goes where the descriptor points, after what the log
-    held (resolved to the log file and renamed over it, the log was lost)."""
+    held (resolved to the log file and renamed over it, the log was lost), however the path spells it."""
     log = tmp_path / "cron.log"
     log.write_bytes(b"earlier lines\n")
+    if not name.startswith("/"):
+        os.symlink("/dev/stderr", tmp_path / name)
+        name = str(tmp_path / name)
     with open(log, "ab") as appended, open(os.devnull, "wb") as null:
         streams = {"stdout": appended if fd == 1 else null, "stderr": appended if fd == 2 else null}
         proc = subprocess.run([cli, "-q", "-d", db243, demo_query, "-o", name], timeout=DEADLINE, **streams)
@@ -356,7 +405,149 @@ def test_named_descriptor_is_appended_to_not_replaced(cli, db243, demo_query, tm
     content = log.read_bytes()
     assert content.startswith(b"earlier lines\n")
     assert json.loads(content[len(b"earlier lines\n"):])["dataValues"]
-    assert os.listdir(tmp_path) == ["cron.log"]
+    assert sorted(os.listdir(tmp_path)) == sorted(["cron.log"] + (["link-to-stderr"] if "link" in name else []))
+
+
+@pytest.mark.parametrize("spelled", ["/dev/./stdout", "/proc/thread-self/fd/1"])
+def test_named_stdout_pipe_is_written_through(cli, db243, demo_query, spelled):
+    """Another spelling of standard output on a pipe: the document goes through the pipe (it was
+    taken for a folder to put a temporary file in, exit 5)."""
+    proc = subprocess.run([cli, "-q", "-d", db243, demo_query, "-o", spelled], capture_output=True, timeout=DEADLINE)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["dataValues"]
+
+
+def test_symlink_loop_is_refused(cli, db243, demo_query, tmp_path):
+    """A link that names no file is refused as a shell refuses it (it was replaced by a file)."""
+    os.symlink("b", tmp_path / "a")
+    os.symlink("a", tmp_path / "b")
+    proc = run_cli(cli, "-d", db243, demo_query, "-o", str(tmp_path / "a"))
+    assert proc.returncode == 5, proc.stderr
+    assert b"Too many levels of symbolic links" in proc.stderr
+    assert os.path.islink(tmp_path / "a") and os.readlink(tmp_path / "a") == "b"
+    assert sorted(os.listdir(tmp_path)) == ["a", "b"]
+
+
+def test_too_long_a_file_name_is_refused_before_the_export(cli, db243, demo_query, tmp_path):
+    """A name over 255 bytes fails the rename: refused when the output is opened, not after the export."""
+    proc = run_cli(cli, "-d", db243, demo_query, "-o", str(tmp_path / ("a" * 251 + ".json")))
+    assert proc.returncode == 5, proc.stderr
+    assert b"cannot create" in proc.stderr and b"File name too long" in proc.stderr
+    assert b"rename" not in proc.stderr
+    assert os.listdir(tmp_path) == []
+
+
+def test_file_size_limit_is_an_output_error(cli, db243, demo_query, tmp_path):
+    """ulimit -f (systemd LimitFSIZE=): exit 5 with the reason, no temporary file left, the old file kept
+    (SIGXFSZ killed the program with status 153 and left its partial temporary file)."""
+    import resource
+    target = tmp_path / "out.json"
+    target.write_bytes(b"old")
+    proc = run_cli(cli, "-d", db243, demo_query, "-o", str(target),
+                   preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024, 256 * 1024)))
+    assert proc.returncode == 5, (proc.returncode, proc.stderr)
+    assert b"File too large" in proc.stderr
+    assert target.read_bytes() == b"old"
+    assert os.listdir(tmp_path) == ["out.json"]
+
+
+@pytest.mark.parametrize("request_fails", [False, True])
+def test_a_closed_stderr_pipe_does_not_kill_the_export(cli, db243, demo_query, tmp_path, request_fails):
+    """`2>&1 | logger` whose logger died: messages to stderr fail quietly, the exit status and the file
+    are the export's (SIGPIPE killed the program, status 141, and left its temporary file)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    target = tmp_path / "out.json"
+    query = demo_query + ("&startDate=x" if request_fails else "")
+    try:
+        proc = subprocess.run([cli, "--progress=plain", "-d", db243, query, "-o", str(target)],
+                              stdout=subprocess.DEVNULL, stderr=write_end, timeout=DEADLINE)
+    finally:
+        os.close(write_end)
+    if request_fails:
+        assert proc.returncode == 4
+        assert os.listdir(tmp_path) == []
+    else:
+        assert proc.returncode == 0
+        assert json.loads(target.read_bytes())["dataValues"]
+        assert os.listdir(tmp_path) == ["out.json"]
+
+
+def test_request_that_is_not_utf8_is_a_usage_error(cli, db243, tmp_path):
+    proc = run_cli(cli, "-d", db243, b"orgUnit=\xff", "-o", str(tmp_path / "out.json"))
+    assert proc.returncode == 2, proc.stderr
+    assert b"could not quote the query" in proc.stderr
+    assert os.listdir(tmp_path) == []
+
+
+def locks_waiting_on(path):
+    """Blocked flock() requests on path's inode, from /proc/locks ('->' lines)."""
+    st = os.stat(path)
+    inode = "%02x:%02x:%d" % (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)
+    with open("/proc/locks") as f:
+        return [line for line in f if "->" in line and "FLOCK" in line and inode in line]
+
+
+@pytest.mark.parametrize("then", ["release", "cancel"])
+def test_copy_into_a_hard_linked_file_waits_for_another_writer(cli, db243, demo_query, tmp_path, then):
+    """Two exports into one hard-linked file (overlapping cron runs) copy one after the other, so the
+    file is one whole document (both copied into the same inode at once: a mix of the two). A cancel
+    while waiting leaves the file as it was."""
+    want = psql_copy_query(db243, demo_query)
+    target = tmp_path / "linked.json"
+    target.write_bytes(b"old")
+    os.link(target, tmp_path / "other-name.json")
+    with open(target, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # another writer in the middle of its copy
+        proc = subprocess.Popen([cli, "-q", "-d", db243, demo_query, "-o", str(target)], stderr=subprocess.PIPE)
+        try:
+            wait_for(lambda: locks_waiting_on(target), "the export to wait for the file's lock")
+            assert target.read_bytes() == b"old"
+            if then == "cancel":
+                proc.send_signal(signal.SIGINT)
+                assert proc.wait(timeout=DEADLINE) == 130
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
+        status = proc.wait(timeout=DEADLINE)
+        stderr = proc.stderr.read()
+    if then == "cancel":
+        assert target.read_bytes() == b"old", stderr
+    else:
+        assert status == 0, stderr
+        assert target.read_bytes() == want
+    assert (tmp_path / "other-name.json").read_bytes() == target.read_bytes()
+    assert sorted(os.listdir(tmp_path)) == ["linked.json", "other-name.json"]
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed (scripts/setup.sh installs it)")
+def test_signals_during_the_copy_into_a_hard_linked_file_wait_for_it(cli, db243, demo_query, tmp_path):
+    """Once the file is cut to take the document, a signal neither stops the copy halfway nor removes
+    the complete temporary file (both happened: the file held a piece of the document, the rest was
+    gone). strace slows each write into the file so that the copy is provably under way when the
+    signals come; they stay pending until it is done."""
+    want = psql_copy_query(db243, demo_query)
+    target = tmp_path / "linked.json"
+    target.write_bytes(b"old")
+    os.link(target, tmp_path / "other-name.json")
+    tracer = subprocess.Popen(["strace", "-f", "-qq", "-o", os.devnull, "-P", str(target), "-e", "trace=write",
+                               "-e", "inject=write:delay_enter=300000", cli, "-q", "-d", db243, demo_query,
+                               "-o", str(target)], stderr=subprocess.PIPE)
+    try:
+        wait_for(lambda: target.stat().st_size not in (3,), "the copy into the file to begin")
+        with open("/proc/%d/task/%d/children" % (tracer.pid, tracer.pid)) as f:
+            pid = int(f.read().split()[0])
+        for signo in (signal.SIGINT, signal.SIGTERM):
+            os.kill(pid, signo)
+            wait_for(lambda: signal_pending(pid, signo), "the signal to be held")
+        status = tracer.wait(timeout=DEADLINE)
+        stderr = tracer.stderr.read()
+    finally:
+        if tracer.poll() is None:
+            tracer.kill()
+    assert status in (130, 143), stderr
+    assert target.read_bytes() == want
+    assert (tmp_path / "other-name.json").read_bytes() == want
+    assert sorted(os.listdir(tmp_path)) == ["linked.json", "other-name.json"]
 
 
 def test_signal_while_waiting_for_a_fifo_reader_is_a_cancel(cli, db243, demo_query, tmp_path):
