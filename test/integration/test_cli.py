@@ -473,6 +473,45 @@ def test_a_closed_stderr_pipe_does_not_kill_the_export(cli, db243, demo_query, t
         assert os.listdir(tmp_path) == ["out.json"]
 
 
+def test_a_closed_stdout_pipe_ends_the_program_by_sigpipe(cli, db243, demo_query):
+    """The document's own reader gone (| head): ended by SIGPIPE as any filter is (manual, 141 in a
+    shell), though SIGPIPE is ignored for the messages on stderr."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([cli, "-q", "-d", db243, demo_query], stdout=write_end, stderr=subprocess.PIPE,
+                              timeout=DEADLINE)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == -signal.SIGPIPE, proc.stderr
+
+
+def test_a_folder_without_create_rights_takes_the_document_in_place(cli, db243, demo_query):
+    """A file the user may write in a folder it may not create files in (as a shell redirection may
+    write it): the temporary file goes to $TMPDIR and the document is copied in (it was refused)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to run the CLI as another user")
+    nobody = pwd.getpwnam("nobody")
+    want = psql_copy_query(db243, demo_query)
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="dve_cli_closed_"))
+    spare = pathlib.Path(tempfile.mkdtemp(prefix="dve_cli_tmpdir_"))
+    os.chmod(folder, 0o755)
+    os.chown(spare, nobody.pw_uid, nobody.pw_gid)
+    target = folder / "report.json"
+    target.write_bytes(b"old")
+    os.chown(target, nobody.pw_uid, nobody.pw_gid)
+    try:
+        proc = run_cli(cli, "-d", db243, demo_query, "-o", str(target), preexec_fn=as_nobody,
+                       env={"TMPDIR": str(spare)})
+        assert proc.returncode == 0, proc.stderr
+        assert target.read_bytes() == want
+        assert os.listdir(folder) == ["report.json"]
+        assert os.listdir(spare) == []
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(spare, ignore_errors=True)
+
+
 def test_request_that_is_not_utf8_is_a_usage_error(cli, db243, tmp_path):
     proc = run_cli(cli, "-d", db243, b"orgUnit=\xff", "-o", str(tmp_path / "out.json"))
     assert proc.returncode == 2, proc.stderr
