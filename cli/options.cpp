@@ -2,7 +2,8 @@
  * cli/options.cpp
  *	  Option parsing and the --help text of datavalue-export.
  *
- * Accepted spellings follow getopt_long: -dNAME, -d NAME, --dbname=NAME, --dbname NAME, and "--"
+ * Accepted spellings follow getopt_long, as psql's: -dNAME, -d NAME, --dbname=NAME, --dbname NAME,
+ * flags together (-qw, -qdNAME), a long name shortened to a unique prefix (--db=NAME), and "--"
  * ends the options. Written by hand because getopt keeps global state between calls.
  * SPDX-License-Identifier: PostgreSQL
  */
@@ -79,6 +80,32 @@ ValueOptionLetter(const std::string &long_name)
 	return 0;
 }
 
+/* Every long option name, for a unique prefix (getopt_long). */
+const char *const kLongNames[] = {"dbname", "host",    "port",  "username", "output",     "progress",
+                                  "help",   "version", "quiet", "password", "no-password"};
+
+/* name itself when it is an option, else the one option it begins; throws when none or several. */
+std::string
+FullLongName(const std::string &name)
+{
+	if (name.empty())
+		throw UsageError("unknown option \"--\" with a value");
+	std::string found;
+	for (const char *candidate : kLongNames) {
+		const std::string full = candidate;
+		if (full == name)
+			return full;
+		if (full.compare(0, name.size(), name) == 0) {
+			if (!found.empty())
+				throw UsageError("option \"--" + name + "\" is ambiguous (--" + found + ", --" + full + ")");
+			found = full;
+		}
+	}
+	if (found.empty())
+		throw UsageError("unknown option \"--" + name + "\"");
+	return found;
+}
+
 bool
 IsValueLetter(char letter)
 {
@@ -106,7 +133,7 @@ ParseOptions(const std::vector<std::string> &args)
 			options_ended = true;
 		} else if (arg.compare(0, 2, "--") == 0) {
 			const size_t eq = arg.find('=');
-			const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+			const std::string name = FullLongName(arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2));
 			const std::optional<std::string> value =
 			    eq == std::string::npos ? std::nullopt : std::optional<std::string>(arg.substr(eq + 1));
 			if (name == "help" || name == "version" || name == "quiet" || name == "password" || name == "no-password") {
@@ -129,22 +156,28 @@ ParseOptions(const std::vector<std::string> &args)
 				throw UsageError("unknown option \"--" + name + "\"");
 			}
 		} else {
-			const char letter = arg[1];
-			if (IsValueLetter(letter)) {
-				StoreValue(options, letter, std::string("-") + letter,
-				           arg.size() > 2 ? std::optional<std::string>(arg.substr(2)) : std::nullopt, args, i);
-			} else if (arg.size() == 2 && letter == 'q') {
-				options.progress = ProgressMode::kNone;
-			} else if (arg.size() == 2 && letter == 'W') {
-				options.password_prompt = PasswordPrompt::kAlways;
-			} else if (arg.size() == 2 && letter == 'w') {
-				options.password_prompt = PasswordPrompt::kNever;
-			} else if (arg.size() == 2 && letter == 'V') {
-				options.version = true;
-			} else if (arg.size() == 2 && letter == '?') {
-				options.help = true;
-			} else {
-				throw UsageError("unknown option \"" + arg + "\"");
+			/* Flags may go together; a letter that takes a value takes the rest, or the next argument. */
+			for (size_t k = 1; k < arg.size(); k++) {
+				const char letter = arg[k];
+				if (IsValueLetter(letter)) {
+					StoreValue(options, letter, std::string("-") + letter,
+					           k + 1 < arg.size() ? std::optional<std::string>(arg.substr(k + 1)) : std::nullopt, args,
+					           i);
+					break;
+				}
+				if (letter == 'q')
+					options.progress = ProgressMode::kNone;
+				else if (letter == 'W')
+					options.password_prompt = PasswordPrompt::kAlways;
+				else if (letter == 'w')
+					options.password_prompt = PasswordPrompt::kNever;
+				else if (letter == 'V')
+					options.version = true;
+				else if (letter == '?')
+					options.help = true;
+				else
+					throw UsageError("unknown option \"-" + std::string(1, letter) + "\"" +
+					                 (arg.size() > 2 ? " in \"" + arg + "\"" : ""));
 			}
 		}
 	}

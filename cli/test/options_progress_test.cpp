@@ -78,6 +78,20 @@ TEST(ParseOptions, OutputProgressAndQuiet)
 	EXPECT_EQ(Parse({"--", "-odd"}).target, "-odd");
 }
 
+TEST(ParseOptions, FlagsTogetherAndShortenedLongNames)
+{
+	/* As psql (getopt_long): -qw, a value letter at the end of a group, unique long prefixes. */
+	const Options o = Parse({"-qw", "-Wqddhis2", "--db=other", "--user", "dhis", "--outp=x.json", "dataSet=x"});
+	EXPECT_EQ(o.progress, ProgressMode::kNone);
+	EXPECT_EQ(o.password_prompt, PasswordPrompt::kAlways);
+	EXPECT_EQ(o.dbname, "other");
+	EXPECT_EQ(o.user, "dhis");
+	EXPECT_EQ(o.output, "x.json");
+	EXPECT_EQ(Parse({"-qo", "out.csv", "dataSet=x"}).output, "out.csv");
+	EXPECT_EQ(Parse({"--prog", "plain", "dataSet=x"}).progress, ProgressMode::kPlain);
+	EXPECT_EQ(Parse({"--no", "dataSet=x"}).password_prompt, PasswordPrompt::kNever);
+}
+
 TEST(ParseOptions, HelpAndVersionNeedNoRequest)
 {
 	EXPECT_TRUE(Parse({"--help"}).help);
@@ -92,7 +106,10 @@ TEST(ParseOptions, UsageErrors)
 	EXPECT_NE(UsageMessage({"-X", "dataSet=x"}).find("unknown option \"-X\""), std::string::npos);
 	/* Never a password on the command line (ps shows it to every user). */
 	EXPECT_NE(UsageMessage({"--password=x", "dataSet=x"}).find("--password takes no value"), std::string::npos);
-	EXPECT_NE(UsageMessage({"-Wsecret", "dataSet=x"}).find("unknown option \"-Wsecret\""), std::string::npos);
+	EXPECT_NE(UsageMessage({"-Wsecret", "dataSet=x"}).find("unknown option \"-s\" in \"-Wsecret\""), std::string::npos);
+	EXPECT_NE(UsageMessage({"--xyz=1", "dataSet=x"}).find("unknown option \"--xyz\""), std::string::npos);
+	EXPECT_NE(UsageMessage({"--p=1", "dataSet=x"}).find("ambiguous"), std::string::npos);
+	EXPECT_NE(UsageMessage({"--=x", "dataSet=x"}).find("unknown option"), std::string::npos);
 	EXPECT_NE(UsageMessage({"dataSet=x", "-d"}).find("option -d needs a value"), std::string::npos);
 	EXPECT_NE(UsageMessage({"--progress=fancy", "dataSet=x"}).find("invalid --progress value"), std::string::npos);
 	EXPECT_NE(UsageMessage({"--quiet=yes", "dataSet=x"}).find("takes no value"), std::string::npos);
