@@ -368,10 +368,11 @@ class Output {
 			 * A file the rename may not replace after all (a bind-mounted file: EBUSY; EPERM, EXDEV)
 			 * takes the document in place, as one known beforehand does.
 			 */
+			const int refused = errno;
 			struct stat st;
-			if ((errno != EBUSY && errno != EPERM && errno != EXDEV) || stat(path_.c_str(), &st) != 0 ||
+			if ((refused != EBUSY && refused != EPERM && refused != EXDEV) || stat(path_.c_str(), &st) != 0 ||
 			    !S_ISREG(st.st_mode)) {
-				error = "could not rename \"" + temp_ + "\" to \"" + path_ + "\": " + std::strerror(errno);
+				error = "could not rename \"" + temp_ + "\" to \"" + path_ + "\": " + std::strerror(refused);
 				return false;
 			}
 		}
