@@ -485,17 +485,63 @@ RemoveUnfinishedFile(void *arg)
 /*
  * The file a server target names, its symbolic links resolved (COPY opened it, so it exists):
  * the temporary file goes beside the file itself and is renamed over it, where renaming over
- * the link would replace the link and leave the file COPY truncated empty. palloc'd.
+ * the link would replace the link and leave the file COPY truncated empty. palloc'd; NULL when
+ * it cannot be resolved (a resolved name longer than PATH_MAX): the target is then written in
+ * place, never renamed over.
  */
 char *
 ResolvedServerFile(const char *target)
 {
 	char *resolved = realpath(target, nullptr);
 	if (resolved == nullptr)
-		return pstrdup(target);
+		return nullptr;
 	char *copy = pstrdup(resolved);
 	free(resolved);
 	return copy;
+}
+
+/*
+ * Whether st is a file the server's own standard output or error writes: COPY TO '/dev/stderr'
+ * (or /proc/self/fd/2, ...) names the server log, which a rename would replace while the server
+ * goes on logging into the unlinked file.
+ */
+bool
+IsServerStandardStream(const struct stat &st)
+{
+	for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+		struct stat open_st;
+		if (fstat(fd, &open_st) == 0 && open_st.st_dev == st.st_dev && open_st.st_ino == st.st_ino)
+			return true;
+	}
+	return false;
+}
+
+/* Whether path is on another file system than its directory: a mount point (a bind-mounted file). */
+bool
+IsMountPoint(const char *path, const struct stat &st)
+{
+	char *directory = pstrdup(path);
+	get_parent_directory(directory);
+	struct stat parent;
+	const bool other = stat(directory[0] != '\0' ? directory : "/", &parent) == 0 && parent.st_dev != st.st_dev;
+	pfree(directory);
+	return other;
+}
+
+/*
+ * The temporary file's name: beside the target, unpredictable (another user of a sticky
+ * directory cannot put a file there first), within a 255-byte file name.
+ */
+char *
+TemporaryNameBeside(const char *target)
+{
+	const char *slash = strrchr(target, '/');
+	const int directory_length = slash == nullptr ? 0 : static_cast<int>(slash - target + 1);
+	uint64 nonce = 0;
+	if (!pg_strong_random(&nonce, sizeof nonce))
+		nonce = static_cast<uint64>(GetCurrentTimestamp()) ^ static_cast<uint64>(MyProcPid);
+	return psprintf("%.*s%.200s.%d.%016llx.partial", directory_length, target, target + directory_length, MyProcPid,
+	                static_cast<unsigned long long>(nonce));
 }
 
 /* Open the target itself for writing (a device, a FIFO, or a file whose directory we cannot write). May ereport. */
@@ -532,35 +578,39 @@ CreateTemporaryBeside(const char *path, mode_t mode)
 
 /*
  * A server file: written under a temporary name beside it and renamed over it when complete,
- * when renaming leaves the file as it was (a regular file of the server's own, with one link);
- * else written in place, as COPY writes it: a device or FIFO, a file of another owner (a rename
- * would change its owner, and in a sticky directory is refused), a file with hard links (they
- * would keep the old, empty file), or a directory the server cannot create files in. May ereport.
+ * when renaming leaves the file as it was (a regular file of the server's own user and group,
+ * with one link); else written in place, as COPY writes it: a device or FIFO, a file of another
+ * owner or group (a rename would change them, and in a sticky directory is refused), a file with
+ * hard links (they would keep the old, empty file), the server's own log (COPY TO '/dev/stderr'),
+ * a mount point on another file system than its directory (where the temporary file would go),
+ * or a directory the server cannot create files in. May ereport.
  */
 void
 OpenServerFile(ExportSession *session)
 {
 	struct stat st;
 	if (stat(session->sink.server_target, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    st.st_nlink != 1) {
+	    st.st_gid != getegid() || st.st_nlink != 1 || IsServerStandardStream(st) ||
+	    IsMountPoint(session->sink.server_target, st)) {
 		OpenServerFileInPlace(session);
 		return;
 	}
-	session->sink.server_tmp_path = psprintf("%s.%d.partial", session->sink.server_target, MyProcPid);
+	session->sink.server_tmp_path = TemporaryNameBeside(session->sink.server_target);
 	MemoryContextCallback *callback = static_cast<MemoryContextCallback *>(palloc0(sizeof(MemoryContextCallback)));
 	callback->func = RemoveUnfinishedFile;
 	callback->arg = session;
 	MemoryContextRegisterResetCallback(session->context, callback);
 	session->sink.server_stream = CreateTemporaryBeside(session->sink.server_tmp_path, st.st_mode);
 	if (session->sink.server_stream == nullptr && errno == EEXIST) {
-		/* Left by a crashed backend of the same pid, or planted: unlinking a link leaves what it points to. */
-		(void)unlink(session->sink.server_tmp_path);
+		/* Taken, against all odds: another name (a file or link there is never written through). */
+		pfree(session->sink.server_tmp_path);
+		session->sink.server_tmp_path = TemporaryNameBeside(session->sink.server_target);
 		session->sink.server_stream = CreateTemporaryBeside(session->sink.server_tmp_path, st.st_mode);
 	}
 	if (session->sink.server_stream != nullptr)
 		return;
 	const int error = errno;
-	if (error == EACCES || error == EPERM || error == ENAMETOOLONG) {
+	if (error == EACCES || error == EPERM || error == ENAMETOOLONG || error == EROFS) {
 		/* COPY could open (and truncate) the file, but no file can be made beside it: write the file itself. */
 		pfree(session->sink.server_tmp_path);
 		session->sink.server_tmp_path = nullptr;
@@ -636,12 +686,15 @@ void
 OpenServerTarget(ExportSession *session, CopyTarget kind, const char *target)
 {
 	MemoryContext previous = MemoryContextSwitchTo(session->context);
-	session->sink.server_target = kind == CopyTarget::kServerFile ? ResolvedServerFile(target) : pstrdup(target);
+	char *resolved = kind == CopyTarget::kServerFile ? ResolvedServerFile(target) : nullptr;
+	session->sink.server_target = resolved != nullptr ? resolved : pstrdup(target);
 	if (kind == CopyTarget::kServerProgram) {
 		session->sink.server_stream = OpenPipeStream(session->sink.server_target, PG_BINARY_W);
 		if (session->sink.server_stream == nullptr)
 			ereport(ERROR, (errcode_for_file_access(),
 			                errmsg("could not execute command \"%s\": %m", session->sink.server_target)));
+	} else if (resolved == nullptr) {
+		OpenServerFileInPlace(session); /* through the link, as COPY opened it: the link stays */
 	} else {
 		OpenServerFile(session);
 	}

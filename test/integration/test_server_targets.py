@@ -253,18 +253,70 @@ def _backend_pid(conn):
 
 
 def test_a_link_planted_at_the_temporary_name_is_not_followed(fresh_conn, demo_request, target_dir):
-    """<file>.<pid>.partial is predictable: a link someone put there must not be written through."""
+    """The temporary name is not predictable: a link put at <file>.<pid>.partial (the name it had) or at
+    any other guess is neither written through nor in the way (in a sticky directory another user's
+    file there could not be removed, and the export failed after COPY had emptied the target)."""
     want = dve.copy_bytes(fresh_conn, "json", **demo_request)
     victim = os.path.join(target_dir, "victim.conf")
     with open(victim, "wb") as f:
         f.write(b"keep me")
     _postgres_owns(victim)
     path = os.path.join(target_dir, "out.json")
-    os.symlink(victim, "%s.%d.partial" % (path, _backend_pid(fresh_conn)))
+    planted = "%s.%d.partial" % (path, _backend_pid(fresh_conn))
+    os.symlink(victim, planted)
     _copy_to(fresh_conn, dve.sql_literal(path), **demo_request)
     assert _read(victim) == b"keep me"
     assert not os.path.islink(path) and _read(path) == want
-    assert sorted(os.listdir(target_dir)) == ["out.json", "victim.conf"]
+    assert os.readlink(planted) == victim
+    assert sorted(os.listdir(target_dir)) == ["out.json", os.path.basename(planted), "victim.conf"]
+
+
+def test_a_file_of_another_group_keeps_it(fresh_conn, demo_request, target_dir):
+    """A rename would give the file the server's group: it is written in place, as COPY writes it."""
+    want = dve.copy_bytes(fresh_conn, "json", **demo_request)
+    path = os.path.join(target_dir, "shared.json")
+    with open(path, "wb") as f:
+        f.write(b"previous content")
+    os.chown(path, pwd.getpwnam("postgres").pw_uid, 0)
+    os.chmod(path, 0o640)
+    _copy_to(fresh_conn, dve.sql_literal(path), **demo_request)
+    st = os.stat(path)
+    assert (st.st_gid, st.st_mode & 0o777) == (0, 0o640)
+    assert _read(path) == want
+    assert os.listdir(target_dir) == ["shared.json"]
+
+
+def test_a_mount_point_on_another_file_system_is_written_in_place(fresh_conn, demo_request, target_dir):
+    """A file bind-mounted from another file system into a directory with no room for the document
+    (a container's small or read-only root): the temporary file went there and the export failed
+    with ENOSPC after COPY had emptied the file. Needs mount(8) as root."""
+    want = dve.copy_bytes(fresh_conn, "json", **demo_request)
+    small = os.path.join(target_dir, "small")
+    os.mkdir(small)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%d" % (len(want) // 4), "tmpfs", small],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    roomy = os.path.join("/dev/shm", "dve_roomy_%d.json" % os.getpid())
+    target = os.path.join(small, "out.json")
+    try:
+        for path in (roomy, target):
+            with open(path, "wb") as f:
+                f.write(b"previous content")
+            _postgres_owns(path)
+        os.chmod(small, 0o777)
+        if subprocess.run(["mount", "--bind", roomy, target], capture_output=True).returncode != 0:
+            pytest.skip("cannot bind-mount a file here")
+        try:
+            _copy_to(fresh_conn, dve.sql_literal(target), **demo_request)
+            assert _read(target) == want
+        finally:
+            subprocess.run(["umount", target], check=True)
+        assert _read(roomy) == want
+        assert os.listdir(small) == ["out.json"]
+    finally:
+        subprocess.run(["umount", small], capture_output=True)
+        if os.path.exists(roomy):
+            os.unlink(roomy)
 
 
 def test_the_file_keeps_its_mode_owner_and_links(fresh_conn, demo_request, target_dir):
