@@ -738,14 +738,7 @@ RefuseUnusablePeriods(ExportSession *session)
 	const bool where = AppendDataValueFilters(session, &sql, &params, false, false);
 	appendStringInfo(&sql, " %s dv.periodid " OP("=") " ANY($%d) LIMIT 1", where ? "AND" : "WHERE",
 	                 AddParam(&params, INT8ARRAYOID, Int8Array(*ids)));
-
-	SPIExecuteOptions options;
-	memset(&options, 0, sizeof options);
-	options.params = MakeParamList(&params);
-	options.read_only = true;
-	const int rc = SPI_execute_extended(sql.data, &options);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "unusable period query failed: %s", SPI_result_code_string(rc));
+	ExecuteInto(sql.data, MakeParamList(&params), nullptr, "unusable period query");
 	if (SPI_processed == 0)
 		return;
 	const int64 used = GetInt64(SPI_tuptable->vals[0], 1);
@@ -831,13 +824,9 @@ ProfileDataValues(ExportSession *session)
 	appendStringInfo(&sql, " FROM %s dv", Table(state, "datavalue"));
 	AppendDataValueFilters(session, &sql, &params, ElementFilterMayDecidePlan(state->filters), false);
 
-	SPIExecuteOptions options;
-	memset(&options, 0, sizeof options);
-	options.params = MakeParamList(&params);
-	options.read_only = true;
-	const int rc = SPI_execute_extended(sql.data, &options);
-	if (rc != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "data value profile query failed: %s", SPI_result_code_string(rc));
+	ExecuteInto(sql.data, MakeParamList(&params), nullptr, "data value profile query");
+	if (SPI_processed != 1)
+		elog(ERROR, "data value profile query returned %llu rows", static_cast<unsigned long long>(SPI_processed));
 	HeapTuple tuple = SPI_tuptable->vals[0];
 	const int64 count = GetInt64(tuple, 1);
 	const int64 min_ou = GetInt64(tuple, 2);

@@ -617,6 +617,7 @@ ResolvePeriods(ExportState *state)
 	core::IdentifierList *objects = &state->metadata.objects[static_cast<size_t>(IdKind::kPeriod)];
 	const bool computed = !state->scratch.has_period_iso_column;
 	const bool adx = state->plan.request.format == core::Format::kAdx;
+	constexpr const char *kAdxNotation = "ADX writes a period as its start date and its type's duration.";
 	for (uint64 i = 0; i < SPI_processed; i++) {
 		HeapTuple tuple = SPI_tuptable->vals[i];
 		int64 id = GetInt64(tuple, 1);
@@ -644,18 +645,18 @@ ResolvePeriods(ExportState *state)
 				if (two_yearly && adx) {
 					unusable.sqlstate = ERRCODE_INVALID_PARAMETER_VALUE;
 					unusable.why = "its type TwoYearly has no ISO period";
-					unusable.detail = "ADX writes a period as its start date and its type's duration.";
+					unusable.detail = kAdxNotation;
 				} else if (!type && !two_yearly) {
 					unusable.sqlstate = ERRCODE_INVALID_PARAMETER_VALUE;
 					unusable.why = std::string(computed ? "its period type \"" : "its iso \"") + label +
 					               (computed ? "\" is not one DHIS2 has" : "\" is not an ISO period");
-					unusable.detail = computed ? "DHIS2 2.42 derives the ISO period from the period type's name."
-					                           : "ADX writes a period as its start date and its type's duration.";
+					unusable.detail =
+					    computed ? "DHIS2 2.42 derives the ISO period from the period type's name." : kAdxNotation;
 				} else if (type && infinite) {
 					unusable.sqlstate = ERRCODE_DATETIME_FIELD_OVERFLOW;
 					unusable.why = "its start date is infinite";
-					unusable.detail = computed ? "DHIS2 2.42 derives the ISO period from the start date."
-					                           : "ADX writes a period as its start date and its type's duration.";
+					unusable.detail =
+					    computed ? "DHIS2 2.42 derives the ISO period from the start date." : kAdxNotation;
 				}
 			}
 			if (!unusable.why.empty())
