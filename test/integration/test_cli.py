@@ -562,22 +562,33 @@ def test_copy_into_a_hard_linked_file_waits_for_another_writer(cli, db243, demo_
 def test_signals_during_the_copy_into_a_hard_linked_file_wait_for_it(cli, db243, demo_query, tmp_path):
     """Once the file is cut to take the document, a signal neither stops the copy halfway nor removes
     the complete temporary file (both happened: the file held a piece of the document, the rest was
-    gone). strace slows each write into the file so that the copy is provably under way when the
-    signals come; they stay pending until it is done."""
+    gone). strace stops the program at its first write into the file (and makes that write write
+    nothing, so it is repeated), so the copy is provably under way, the file cut, when the signals
+    come, however fast the machine; they stay pending until the copy is done."""
     want = psql_copy_query(db243, demo_query)
     target = tmp_path / "linked.json"
     target.write_bytes(b"old")
     os.link(target, tmp_path / "other-name.json")
     tracer = subprocess.Popen(["strace", "-f", "-qq", "-o", os.devnull, "-P", str(target), "-e", "trace=write",
-                               "-e", "inject=write:delay_enter=300000", cli, "-q", "-d", db243, demo_query,
+                               "-e", "inject=write:retval=0:signal=SIGSTOP:when=1", cli, "-q", "-d", db243, demo_query,
                                "-o", str(target)], stderr=subprocess.PIPE)
     try:
-        wait_for(lambda: target.stat().st_size not in (3,), "the copy into the file to begin")
+        # The file cut: from here signals are held, and the first write stops the program (for good,
+        # until it is continued), so what follows does not race the copy.
+        wait_for(lambda: target.stat().st_size == 0, "the file to be cut for the copy")
         with open("/proc/%d/task/%d/children" % (tracer.pid, tracer.pid)) as f:
             pid = int(f.read().split()[0])
         for signo in (signal.SIGINT, signal.SIGTERM):
             os.kill(pid, signo)
             wait_for(lambda: signal_pending(pid, signo), "the signal to be held")
+        assert target.stat().st_size == 0  # nothing of the document written while the signals came
+
+        def continued():
+            # A SIGCONT sent before strace's SIGSTOP lands would be lost: send until the program ends.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+            return tracer.poll() is not None
+        wait_for(continued, "the program to finish the copy")
         status = tracer.wait(timeout=DEADLINE)
         stderr = tracer.stderr.read()
     finally:
