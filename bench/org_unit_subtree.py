@@ -8,8 +8,10 @@ whose path starts with a root's. This copies a demo database (CREATE DATABASE ..
 DB_ou<N>, adds N synthetic org units under the country root (as a national hierarchy of that size
 would have), and times exports whose period range holds no data, so that only the fixed cost is
 left: one for the country with children (every org unit), one for a district with children (its
-115 org units of the demo). Medians of K runs each, server-side (\\timing), for the library the
-cluster has loaded. Run it once per build to compare (bench/README.md, "Org unit subtrees").
+115 org units of the demo). Then incremental exports of the whole country (every data set, the
+values updated since the newest 100, 10,000 and 100,000), ordered and unordered: an export of few
+values loads only the org units they use. Medians of K runs each, client-side, for the library
+the cluster has loaded. Run it once per build to compare (bench/README.md, "Org unit subtrees").
 
     python3 bench/org_unit_subtree.py [--org-units N] [--runs K] bench_1000000
 
@@ -85,6 +87,17 @@ def main():
                "data_set => '{pBOMPrpg1QX}', %s, org_unit => '{%s}', children => true) x) s" % (EMPTY_RANGE, root))
         median, best = median_ms(cur, sql, args.runs)
         print("%-24s median %8.1f ms  min %8.1f ms  (%d runs)" % (label, median, best, args.runs))
+    for newest in (100, 10000, 100000):
+        cur.execute("SELECT date_trunc('second', lastupdated)::text FROM datavalue WHERE NOT deleted "
+                    "ORDER BY lastupdated DESC OFFSET %s LIMIT 1", (newest,))
+        since = cur.fetchone()[0]
+        for order in ("NULL", "'none'"):
+            sql = ("SELECT length(string_agg(x, '')) FROM (SELECT export_datavalues_json(data_set => (SELECT "
+                   "array_agg(uid) FROM dataset), org_unit => '{%s}', children => true, last_updated => '%s', "
+                   "\"order\" => %s) x) s" % (COUNTRY, since, order))
+            median, best = median_ms(cur, sql, args.runs)
+            label = "newest %d, %s" % (newest, "ordered" if order == "NULL" else "unordered")
+            print("%-24s median %8.1f ms  min %8.1f ms  (%d runs)" % (label, median, best, args.runs))
     conn.close()
 
 

@@ -100,11 +100,12 @@ struct DataValueFilters {
 
 /* metadata.cpp's working lists. */
 struct MetadataScratch {
-	std::vector<int64_t> data_set_ids;   /* requested data sets */
-	std::vector<int64_t> org_unit_roots; /* requested org units */
-	std::vector<int64_t> ids;            /* reusable list for intermediate lookups */
-	std::vector<std::string> texts;      /* idem */
-	bool has_period_iso_column = true;   /* DHIS2 2.43 schema (period.iso) */
+	std::vector<int64_t> data_set_ids;    /* requested data sets */
+	std::vector<int64_t> org_unit_roots;  /* requested org units */
+	std::vector<int64_t> org_unit_groups; /* requested org unit groups */
+	std::vector<int64_t> ids;             /* reusable list for intermediate lookups */
+	std::vector<std::string> texts;       /* idem */
+	bool has_period_iso_column = true;    /* DHIS2 2.43 schema (period.iso) */
 	/* ADX: the data elements of each requested data set (metadata.data_sets order), one query each. */
 	std::vector<std::vector<int64_t>> data_set_elements;
 	/*
@@ -296,7 +297,7 @@ char *IdentifierSql(const core::IdScheme &scheme, const char *alias = "t");
 void ResolveAdxMetadata(ExportState *state);
 
 /* Bound parameters of one datavalue query. */
-inline constexpr int kMaxQueryParams = 12;
+inline constexpr int kMaxQueryParams = 16;
 struct QueryParams {
 	Oid types[kMaxQueryParams];
 	Datum values[kMaxQueryParams];
@@ -305,6 +306,8 @@ struct QueryParams {
 
 /* datavalue_query.cpp */
 void ResolveLastUpdatedCutoff(ExportState *state);
+int AddParam(QueryParams *params, Oid type, Datum value);
+bool RestrictToOrgUnitsInUse(ExportSession *session, StringInfo selection_sql, QueryParams *params);
 bool NothingCanMatch(const ExportState *state);
 void ProfileDataValues(ExportSession *session);
 void RefuseUnusablePeriods(ExportSession *session);

@@ -451,6 +451,11 @@ ResolveDataSetsAndElements(ExportState *state)
 	    *element_ids, &state->metadata.objects[static_cast<size_t>(IdKind::kDataElement)]);
 }
 
+/*
+ * The org units and groups requested, by their keys (one that matches nothing is an error), and
+ * the roots' identifiers for the header; the selection is loaded later (LoadOrgUnitSelection).
+ * May ereport.
+ */
 void
 ResolveOrgUnits(ExportState *state)
 {
@@ -458,8 +463,7 @@ ResolveOrgUnits(ExportState *state)
 	const core::ExportRequest &request = plan.request;
 
 	std::vector<int64_t> *roots = &state->scratch.org_unit_roots;
-	std::vector<int64_t> *groups = &state->scratch.ids;
-	DVE_CORE(groups->clear());
+	std::vector<int64_t> *groups = &state->scratch.org_unit_groups;
 	ResolveKeys(state, kOrgUnit, plan.input_org_unit_scheme, request.org_unit, roots);
 	ResolveKeys(state, kOrgUnitGroup, plan.input_other_scheme, request.org_unit_group, groups);
 	/*
@@ -474,6 +478,25 @@ ResolveOrgUnits(ExportState *state)
 	                         "WITH ORDINALITY AS k(id, n) ON t.organisationunitid " OP("=") " k.id ORDER BY k.n",
 	                         ident, Table(state, "organisationunit")),
 	                *roots, &state->metadata.org_units);
+}
+
+bool HoldsEveryRow(const ExportState *state, const char *table, size_t count);
+
+/*
+ * The org units the export selects: the roots, with children their subtrees, the groups'
+ * members, at a level. Loaded once the other filters are known, so that an export of few values
+ * loads only the org units those values use (RestrictToOrgUnitsInUse). Sets the org unit filter.
+ * May ereport.
+ */
+void
+LoadOrgUnitSelection(ExportSession *session)
+{
+	ExportState *state = session->state;
+	const core::ExportPlan &plan = state->plan;
+	const core::ExportRequest &request = plan.request;
+	const std::vector<int64_t> &roots = state->scratch.org_unit_roots;
+	const std::vector<int64_t> &groups = state->scratch.org_unit_groups;
+
 	/*
 	 * A subtree is the org units whose path starts with the root's (DHIS2's own test). Each root's
 	 * prefix is a bound constant, so with DHIS2's in_organisationunit_path index the query reads
@@ -481,23 +504,24 @@ ResolveOrgUnits(ExportState *state)
 	 * table with an index scan each (3-4 ms of an export's fixed cost at 1,332 org units).
 	 * Beyond kMaxPathPrefixes roots one LIKE ANY tests each org unit against all of them.
 	 */
-	constexpr int kMaxPathPrefixes = 8;
-	constexpr int kFixedParams = 2;
-	Oid types[kFixedParams + kMaxPathPrefixes] = {INT8ARRAYOID, INT8ARRAYOID};
-	Datum values[kFixedParams + kMaxPathPrefixes] = {Int8Array(*roots), Int8Array(*groups)};
-	int nargs = kFixedParams;
+	constexpr uint64 kMaxPathPrefixes = 8;
+	QueryParams params;
+	params.nargs = 0;
+	AddParam(&params, INT8ARRAYOID, Int8Array(roots));
+	AddParam(&params, INT8ARRAYOID, Int8Array(groups));
 	StringInfoData sql;
 	initStringInfo(&sql);
 	/*
 	 * With children a root is in its subtree only through its own path, as in DHIS2's join: a
 	 * root whose path is NULL matches nothing, itself included.
 	 */
-	appendStringInfo(&sql, "SELECT t.organisationunitid, %s, t.uid FROM %s t WHERE ((%s%s)", ident,
-	                 Table(state, "organisationunit"), IdsAnySql("t.organisationunitid", 1, roots->size()),
+	appendStringInfo(&sql, "SELECT t.organisationunitid, %s, t.uid FROM %s t WHERE ((%s%s)",
+	                 IdentifierSql(plan.org_unit_scheme), Table(state, "organisationunit"),
+	                 IdsAnySql("t.organisationunitid", 1, roots.size()),
 	                 request.children ? " AND t.path IS NOT NULL" : "");
-	if (request.children && !roots->empty()) {
+	if (request.children && !roots.empty()) {
 		Oid path_types[1] = {INT8ARRAYOID};
-		Datum path_values[1] = {values[0]};
+		Datum path_values[1] = {params.values[0]};
 		RunMetadataQuery(psprintf("SELECT DISTINCT r.path " OP("||") " '%%' FROM %s r WHERE r.organisationunitid " OP(
 		                              "=") " ANY($1) AND r.path IS NOT NULL",
 		                          Table(state, "organisationunit")),
@@ -506,21 +530,19 @@ ResolveOrgUnits(ExportState *state)
 		const uint64 count = SPI_processed;
 		if (count <= kMaxPathPrefixes) {
 			for (uint64 i = 0; i < count; i++) {
-				types[nargs] = TEXTOID;
-				values[nargs] = CStringGetTextDatum(SPI_getvalue(prefixes->vals[i], prefixes->tupdesc, 1));
-				appendStringInfo(&sql, " OR t.path " OP("~~") " $%d", ++nargs);
+				const Datum prefix = CStringGetTextDatum(SPI_getvalue(prefixes->vals[i], prefixes->tupdesc, 1));
+				appendStringInfo(&sql, " OR t.path " OP("~~") " $%d", AddParam(&params, TEXTOID, prefix));
 			}
 		} else {
 			Datum *items = static_cast<Datum *>(palloc(sizeof(Datum) * count));
 			for (uint64 i = 0; i < count; i++)
 				items[i] = CStringGetTextDatum(SPI_getvalue(prefixes->vals[i], prefixes->tupdesc, 1));
-			types[nargs] = TEXTARRAYOID;
-			values[nargs] =
+			const Datum array =
 			    PointerGetDatum(construct_array(items, static_cast<int>(count), TEXTOID, -1, false, TYPALIGN_INT));
-			appendStringInfo(&sql, " OR t.path " OP("~~") " ANY($%d)", ++nargs);
+			appendStringInfo(&sql, " OR t.path " OP("~~") " ANY($%d)", AddParam(&params, TEXTARRAYOID, array));
 		}
 	}
-	if (!groups->empty())
+	if (!groups.empty())
 		appendStringInfo(&sql,
 		                 " OR t.organisationunitid " OP("=") " ANY (SELECT organisationunitid FROM %s "
 		                                                     "WHERE orgunitgroupid " OP("=") " ANY($2))",
@@ -528,6 +550,9 @@ ResolveOrgUnits(ExportState *state)
 	appendStringInfoChar(&sql, ')');
 	if (request.level)
 		appendStringInfo(&sql, " AND t.hierarchylevel " OP("=") " %d", *request.level);
+	/* No org unit filter until the selection is loaded. */
+	state->filters.all_org_units = true;
+	RestrictToOrgUnitsInUse(session, &sql, &params);
 	/*
 	 * Registration order is sort rank (row_sorter.hpp): DHIS2's OU order is by path. An unordered
 	 * export ranks nothing, and sorting a country's paths (long, sharing their first levels,
@@ -537,9 +562,11 @@ ResolveOrgUnits(ExportState *state)
 	if (!plan.unordered)
 		appendStringInfoString(&sql, " ORDER BY t.path, t.organisationunitid");
 	core::IdentifierList *objects = &state->metadata.objects[static_cast<size_t>(IdKind::kOrgUnit)];
-	LoadIdentifiers(sql.data, nargs, types, values, objects);
+	LoadIdentifiers(sql.data, params.nargs, params.types, params.values, objects);
+	pfree(sql.data);
 	std::vector<int64_t> *ids = &state->filters.org_unit_ids;
 	DVE_CORE(ids->reserve(objects->size()); IdsOf(*objects, ids));
+	state->filters.all_org_units = HoldsEveryRow(state, "organisationunit", ids->size());
 }
 
 /* The DHIS2 table's OID in the export's schema, or InvalidOid. */
@@ -910,7 +937,6 @@ ApplyFilterSets(ExportState *state)
 	std::vector<int64_t> *element_ids = &state->filters.data_element_ids;
 	DVE_CORE(IdsOf(objects[static_cast<size_t>(IdKind::kDataElement)], element_ids));
 	state->filters.all_data_elements = HoldsEveryRow(state, "dataelement", element_ids->size());
-	state->filters.all_org_units = HoldsEveryRow(state, "organisationunit", state->filters.org_unit_ids.size());
 	if (RowSecurityActive(state, "period")) {
 		std::vector<int64_t> *period_ids = &state->filters.period_ids;
 		DVE_CORE(IdsOf(objects[static_cast<size_t>(IdKind::kPeriod)], period_ids));
@@ -988,6 +1014,7 @@ ResolveMetadata(ExportSession *session)
 	if (state->plan.request.format == core::Format::kAdx)
 		ResolveAdxMetadata(state);
 	ApplyFilterSets(state);
+	LoadOrgUnitSelection(session);
 	RefuseUnusablePeriods(session);
 	ProfileDataValues(session);
 	DVE_CORE(state->document = core::PrepareDocument(state->plan, state->metadata));

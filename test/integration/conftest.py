@@ -168,6 +168,14 @@ def fresh_conn(db243):
     conn.close()
 
 
+@pytest.fixture()
+def explained(fresh_conn):
+    """A connection of its own that receives the export's DEBUG1 messages as notices."""
+    with fresh_conn.cursor() as cur:
+        cur.execute("SET client_min_messages = debug1")
+    return fresh_conn
+
+
 @pytest.fixture(scope="session")
 def all_data_sets(conn243):
     with conn243.cursor() as cur:

@@ -24,14 +24,6 @@ DIRECT_MARK = "read the heap of datavalue directly"
 ROLE = "dve_it_direct_scan"
 
 
-@pytest.fixture()
-def explained(fresh_conn):
-    """A connection that receives the export's DEBUG1 messages as notices."""
-    with fresh_conn.cursor() as cur:
-        cur.execute("SET client_min_messages = debug1")
-    return fresh_conn
-
-
 @pytest.fixture(scope="module")
 def whole_table(all_data_sets):
     """A request that filters nothing: every data set, every period, the root with children."""
