@@ -13,7 +13,10 @@ values updated since the newest 100, 10,000 and 100,000), ordered and unordered:
 values loads only the org units they use. Medians of K runs each, client-side, for the library
 the cluster has loaded. Run it once per build to compare (bench/README.md, "Org unit subtrees").
 
-    python3 bench/org_unit_subtree.py [--org-units N] [--runs K] bench_1000000
+    python3 bench/org_unit_subtree.py [--org-units N] [--option-combos M] [--runs K] bench_1000000
+
+With --option-combos the copy (DB_ou<N>_coc<M>) also has M more option combos that no value uses,
+as a system with many disaggregations or attribute combos (DATIM's mechanisms) has.
 
 Environment: that of `eval "$(test/cluster.sh env)"`. A development tool, not part of bench/run.sh.
 SPDX-License-Identifier: PostgreSQL
@@ -29,31 +32,43 @@ DISTRICT = "O6uvpzGd5pu"
 EMPTY_RANGE = "start_date => DATE '2030-01-01', end_date => DATE '2030-01-31'"
 
 
-def ensure_database(template, name, org_units):
+def insert_and_analyze(name, table, sql, args):
+    """Run one INSERT in database name, then estimate the table afresh."""
+    db = psycopg2.connect(dbname=name)
+    with db, db.cursor() as c:
+        c.execute(sql, args)
+    db.close()
+    vacuum = psycopg2.connect(dbname=name)
+    vacuum.autocommit = True
+    vacuum.cursor().execute("VACUUM ANALYZE %s" % table)
+    vacuum.close()
+
+
+def ensure_database(template, name, org_units, option_combos=0):
     admin = psycopg2.connect(dbname="postgres")
     admin.autocommit = True
     cur = admin.cursor()
     cur.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
     if cur.fetchone() is None:
         cur.execute('CREATE DATABASE "%s" TEMPLATE "%s"' % (name, template))
-        db = psycopg2.connect(dbname=name)
-        with db, db.cursor() as c:
-            # Copies of the district's row with new ids, uids, codes, names and paths: level 2 under the root.
-            c.execute(
-                """
-                INSERT INTO organisationunit
-                SELECT (jsonb_populate_record(NULL::organisationunit, to_jsonb(t) || jsonb_build_object(
-                    'organisationunitid', 50000000 + g, 'uid', 'S' || lpad(g::text, 10, '0'),
-                    'code', 'SYN' || g, 'name', 'Synthetic ' || g, 'shortname', 'Syn ' || g,
-                    'path', %s || lpad(g::text, 10, '0'), 'hierarchylevel', 2))).*
-                FROM organisationunit t, generate_series(1, %s) g WHERE t.uid = %s
-                """,
-                ("/%s/S" % COUNTRY, org_units, DISTRICT))
-        db.close()
-        vacuum = psycopg2.connect(dbname=name)
-        vacuum.autocommit = True
-        vacuum.cursor().execute("VACUUM ANALYZE organisationunit")
-        vacuum.close()
+        # Copies of the district's row with new ids, uids, codes, names and paths: level 2 under the root.
+        insert_and_analyze(name, "organisationunit", """
+            INSERT INTO organisationunit
+            SELECT (jsonb_populate_record(NULL::organisationunit, to_jsonb(t) || jsonb_build_object(
+                'organisationunitid', 50000000 + g, 'uid', 'S' || lpad(g::text, 10, '0'),
+                'code', 'SYN' || g, 'name', 'Synthetic ' || g, 'shortname', 'Syn ' || g,
+                'path', %s || lpad(g::text, 10, '0'), 'hierarchylevel', 2))).*
+            FROM organisationunit t, generate_series(1, %s) g WHERE t.uid = %s
+            """, ("/%s/S" % COUNTRY, org_units, DISTRICT))
+        if option_combos:
+            # Copies of the default combo with new ids, uids, codes and names.
+            insert_and_analyze(name, "categoryoptioncombo", """
+                INSERT INTO categoryoptioncombo
+                SELECT (jsonb_populate_record(NULL::categoryoptioncombo, to_jsonb(t) || jsonb_build_object(
+                    'categoryoptioncomboid', 60000000 + g, 'uid', 'C' || lpad(g::text, 10, '0'),
+                    'code', 'COC' || g, 'name', 'Combo ' || g))).*
+                FROM categoryoptioncombo t, generate_series(1, %s) g WHERE t.uid = 'HllvX50cXC0'
+                """, (option_combos,))
     admin.close()
 
 
@@ -72,16 +87,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("template", help="a demo database (bench/run.sh's bench_<N>)")
     parser.add_argument("--org-units", type=int, default=200000)
+    parser.add_argument("--option-combos", type=int, default=0)
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
     name = "%s_ou%d" % (args.template, args.org_units)
-    ensure_database(args.template, name, args.org_units)
+    if args.option_combos:
+        name += "_coc%d" % args.option_combos
+    ensure_database(args.template, name, args.org_units, args.option_combos)
     conn = psycopg2.connect(dbname=name)
     conn.autocommit = True
     cur = conn.cursor()
-    cur.execute("SELECT count(*) FROM organisationunit")
-    total = cur.fetchone()[0]
-    print("database %s: %d org units" % (name, total))
+    cur.execute("SELECT (SELECT count(*) FROM organisationunit), (SELECT count(*) FROM categoryoptioncombo)")
+    print("database %s: %d org units, %d option combos" % ((name,) + cur.fetchone()))
     for label, root in (("country with children", COUNTRY), ("district with children", DISTRICT)):
         sql = ("SELECT length(string_agg(x, '')) FROM (SELECT export_datavalues_json("
                "data_set => '{pBOMPrpg1QX}', %s, org_unit => '{%s}', children => true) x) s" % (EMPTY_RANGE, root))

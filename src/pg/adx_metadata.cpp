@@ -77,12 +77,25 @@ LoadCategoryPairs(ExportState *state, const char *schema)
 	    "JOIN %s.categoryoptioncombos_categoryoptions x ON x.categoryoptionid OPERATOR(pg_catalog.=) "
 	    "co.categoryoptionid AND x.categoryoptioncomboid OPERATOR(pg_catalog.=) cco.categoryoptioncomboid "
 	    "WHERE c_co.categoryid OPERATOR(pg_catalog.=) c.categoryid ORDER BY c_co.sort_order LIMIT 1) o ON true "
-	    "ORDER BY t.uid, t.categoryoptioncomboid, cc_c.sort_order",
-	    category, schema, schema, schema, schema, option, schema, schema, schema);
-	RunMetadataQuery(sql, 0, nullptr, nullptr);
-
+	    "%s ORDER BY t.uid, t.categoryoptioncomboid, cc_c.sort_order",
+	    category, schema, schema, schema, schema, option, schema, schema, schema,
+	    state->scratch.option_combos_in_use_only ? "WHERE t.categoryoptioncomboid OPERATOR(pg_catalog.=) ANY($1)" : "");
 	core::IdentifierList *cocs = &state->metadata.objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
 	core::IdentifierList *aocs = &state->metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
+	/* Only the combos loaded, when those are the export's (LoadOptionCombos): a few, each estimated. */
+	Oid types[1] = {INT8ARRAYOID};
+	Datum values[1] = {0};
+	if (state->scratch.option_combos_in_use_only) {
+		std::vector<int64_t> *loaded = &state->scratch.ids;
+		DVE_CORE({
+			loaded->clear();
+			for (size_t i = 0; i < cocs->size(); i++)
+				loaded->push_back(cocs->Id(i));
+		});
+		values[0] = Int8Array(*loaded);
+	}
+	RunMetadataQuery(sql, state->scratch.option_combos_in_use_only ? 1 : 0, types, values);
+
 	/* Both lists are in (uid, id) order (ResolveOptionCombos): walk them together. */
 	size_t at = 0;
 	for (uint64 r = 0; r < SPI_processed; r++) {
@@ -128,7 +141,7 @@ LoadCategoryPairs(ExportState *state, const char *schema)
 
 } // namespace
 
-/* ADX additions to the resolved metadata. Call inside SPI, after ResolveOptionCombos. May ereport. */
+/* ADX additions to the resolved metadata. Call inside SPI, after LoadOptionCombos. May ereport. */
 void
 ResolveAdxMetadata(ExportState *state)
 {

@@ -31,6 +31,7 @@ namespace datavalue_export::pg {
 int sort_run_memory_kb = 32 * 1024;
 int client_send_buffer_kb = 2 * 1024;
 bool direct_heap_scan = true;
+bool metadata_in_use = true;
 int render_thread = kRenderShared;
 #ifdef DVE_FAULT_INJECTION
 bool fault_cancel_mid_decode = false;
@@ -222,6 +223,12 @@ _PG_init(void)
 	    "Only for a plain heap table the role may read whole, without row security or inheritance children. Off "
 	    "runs the query, e.g. for an extension that must see it.",
 	    &pg::direct_heap_scan, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+	DefineCustomBoolVariable(
+	    "datavalue_export.metadata_in_use",
+	    "An export the planner expects to have few values loads only the org units and option combos they use.",
+	    "Few: under a quarter of the objects selected. The document is the same either way; off loads every one "
+	    "selected.",
+	    &pg::metadata_in_use, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
 	DefineCustomEnumVariable(
 	    "datavalue_export.render_thread",
 	    "Ordered exports render the merged rows on a second core while the backend merges and sends.",

@@ -48,6 +48,8 @@ extern int sort_run_memory_kb;
 extern int client_send_buffer_kb;
 /* datavalue_export.direct_heap_scan: whole-table ordered exports read the heap without the executor. */
 extern bool direct_heap_scan;
+/* datavalue_export.metadata_in_use: an export of few values loads only the metadata they use. */
+extern bool metadata_in_use;
 /* datavalue_export.render_thread: an ordered export's final merge renders on a second core. */
 enum RenderThreadSetting {
 	kRenderOff,
@@ -106,6 +108,8 @@ struct MetadataScratch {
 	std::vector<int64_t> ids;             /* reusable list for intermediate lookups */
 	std::vector<std::string> texts;       /* idem */
 	bool has_period_iso_column = true;    /* DHIS2 2.43 schema (period.iso) */
+	/* Only the option combos of the export's values (and those it names) are loaded (LoadOptionCombos). */
+	bool option_combos_in_use_only = false;
 	/* ADX: the data elements of each requested data set (metadata.data_sets order), one query each. */
 	std::vector<std::vector<int64_t>> data_set_elements;
 	/*
@@ -307,7 +311,9 @@ struct QueryParams {
 /* datavalue_query.cpp */
 void ResolveLastUpdatedCutoff(ExportState *state);
 int AddParam(QueryParams *params, Oid type, Datum value);
-bool RestrictToOrgUnitsInUse(ExportSession *session, StringInfo selection_sql, QueryParams *params);
+bool RestrictToObjectsInUse(ExportSession *session, StringInfo selection_sql, QueryParams *params, const char *what,
+                            const char *connector, const char *id_column, const char *value_ids,
+                            const std::vector<int64_t> *named = nullptr);
 bool NothingCanMatch(const ExportState *state);
 void ProfileDataValues(ExportSession *session);
 void RefuseUnusablePeriods(ExportSession *session);

@@ -481,11 +481,12 @@ ResolveOrgUnits(ExportState *state)
 }
 
 bool HoldsEveryRow(const ExportState *state, const char *table, size_t count);
+bool RowSecurityActive(const ExportState *state, const char *table);
 
 /*
  * The org units the export selects: the roots, with children their subtrees, the groups'
  * members, at a level. Loaded once the other filters are known, so that an export of few values
- * loads only the org units those values use (RestrictToOrgUnitsInUse). Sets the org unit filter.
+ * loads only the org units those values use (RestrictToObjectsInUse). Sets the org unit filter.
  * May ereport.
  */
 void
@@ -552,7 +553,7 @@ LoadOrgUnitSelection(ExportSession *session)
 		appendStringInfo(&sql, " AND t.hierarchylevel " OP("=") " %d", *request.level);
 	/* No org unit filter until the selection is loaded. */
 	state->filters.all_org_units = true;
-	RestrictToOrgUnitsInUse(session, &sql, &params);
+	RestrictToObjectsInUse(session, &sql, &params, "org units", "AND", "organisationunitid", "dv.sourceid");
 	/*
 	 * Registration order is sort rank (row_sorter.hpp): DHIS2's OU order is by path. An unordered
 	 * export ranks nothing, and sorting a country's paths (long, sharing their first levels,
@@ -732,35 +733,15 @@ RefuseUnknownComboOrOption(const ExportState *state, const char *column)
 	                GetText(SPI_tuptable->vals[0], 2))));
 }
 
+/*
+ * The option combos the request names: its COC and AOC filters, and the AOC of attributeCombo
+ * with attributeOptions. The combos' lists are loaded later (LoadOptionCombos). May ereport.
+ */
 void
 ResolveOptionCombos(ExportState *state)
 {
 	const core::ExportPlan &plan = state->plan;
 	const core::ExportRequest &request = plan.request;
-
-	char *coc = IdentifierSql(plan.category_option_combo_scheme);
-	char *aoc = IdentifierSql(plan.attribute_option_combo_scheme);
-	RunMetadataQuery(
-	    psprintf("SELECT t.categoryoptioncomboid, %s, %s, t.uid " OP("=") " 'HllvX50cXC0', t.uid FROM %s t "
-	                                                                      "ORDER BY t.uid, t.categoryoptioncomboid",
-	             coc, aoc, Table(state, "categoryoptioncombo")),
-	    0, nullptr, nullptr);
-	core::IdentifierList *cocs = &state->metadata.objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
-	core::IdentifierList *aocs = &state->metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
-	for (uint64 i = 0; i < SPI_processed; i++) {
-		HeapTuple tuple = SPI_tuptable->vals[i];
-		int64 id = GetInt64(tuple, 1);
-		const char *coc_text = GetText(tuple, 2);
-		const char *aoc_text = GetText(tuple, 3);
-		const char *is_default = GetText(tuple, 4);
-		const bool def = is_default && is_default[0] == 't';
-		const char *uid_text = GetText(tuple, 5);
-		const char *uid = uid_text ? uid_text : "";
-		DVE_CORE({
-			cocs->Add(id, coc_text ? std::optional<std::string_view>(coc_text) : std::nullopt, def, uid);
-			aocs->Add(id, aoc_text ? std::optional<std::string_view>(aoc_text) : std::nullopt, def, uid);
-		});
-	}
 
 	ResolveKeys(state, kOptionCombo, plan.input_other_scheme, request.category_option_combo,
 	            &state->filters.category_option_combo_ids);
@@ -826,6 +807,66 @@ ResolveOptionCombos(ExportState *state)
 	/* As for the org unit: two names of one AOC are two entries in DHIS2's decoded list. */
 	if (state->filters.attribute_option_combo_ids.size() == 1 && request.attribute_option_combo.size() <= 1)
 		state->metadata.single_attribute_option_combo_id = state->filters.attribute_option_combo_ids[0];
+}
+
+/*
+ * Every option combo (both lists: an id can be a COC or an AOC) in (uid, id) order, its sort rank.
+ * An export of few values loads only the combos they use (RestrictToObjectsInUse), and the ones
+ * the request names (a header may show one). With row security the combos visible are filters of
+ * the data value query. Call after the org unit selection is loaded. May ereport.
+ */
+void
+LoadOptionCombos(ExportSession *session)
+{
+	ExportState *state = session->state;
+	const core::ExportPlan &plan = state->plan;
+	QueryParams params;
+	params.nargs = 0;
+	StringInfoData sql;
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT t.categoryoptioncomboid, %s, %s, t.uid " OP("=") " 'HllvX50cXC0', t.uid FROM %s t",
+	                 IdentifierSql(plan.category_option_combo_scheme),
+	                 IdentifierSql(plan.attribute_option_combo_scheme), Table(state, "categoryoptioncombo"));
+	std::vector<int64_t> *named = &state->scratch.ids;
+	DVE_CORE({
+		named->assign(state->filters.category_option_combo_ids.begin(), state->filters.category_option_combo_ids.end());
+		named->insert(named->end(), state->filters.attribute_option_combo_ids.begin(),
+		              state->filters.attribute_option_combo_ids.end());
+	});
+	state->scratch.option_combos_in_use_only =
+	    RestrictToObjectsInUse(session, &sql, &params, "option combos", "WHERE", "categoryoptioncomboid",
+	                           "pg_catalog.unnest(ARRAY[dv.categoryoptioncomboid, dv.attributeoptioncomboid])", named);
+	appendStringInfoString(&sql, " ORDER BY t.uid, t.categoryoptioncomboid");
+	RunMetadataQuery(sql.data, params.nargs, params.types, params.values);
+	pfree(sql.data);
+	core::IdentifierList *cocs = &state->metadata.objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
+	core::IdentifierList *aocs = &state->metadata.objects[static_cast<size_t>(IdKind::kAttributeOptionCombo)];
+	for (uint64 i = 0; i < SPI_processed; i++) {
+		HeapTuple tuple = SPI_tuptable->vals[i];
+		int64 id = GetInt64(tuple, 1);
+		const char *coc_text = GetText(tuple, 2);
+		const char *aoc_text = GetText(tuple, 3);
+		const char *is_default = GetText(tuple, 4);
+		const bool def = is_default && is_default[0] == 't';
+		const char *uid_text = GetText(tuple, 5);
+		const char *uid = uid_text ? uid_text : "";
+		DVE_CORE({
+			cocs->Add(id, coc_text ? std::optional<std::string_view>(coc_text) : std::nullopt, def, uid);
+			aocs->Add(id, aoc_text ? std::optional<std::string_view>(aoc_text) : std::nullopt, def, uid);
+		});
+	}
+	if (RowSecurityActive(state, "categoryoptioncombo")) {
+		if (!state->filters.filter_category_option_combos) {
+			std::vector<int64_t> *ids = &state->filters.category_option_combo_ids;
+			DVE_CORE(IdsOf(*cocs, ids));
+			state->filters.filter_category_option_combos = true;
+		}
+		if (!state->filters.filter_attribute_option_combos) {
+			std::vector<int64_t> *ids = &state->filters.attribute_option_combo_ids;
+			DVE_CORE(IdsOf(*aocs, ids));
+			state->filters.filter_attribute_option_combos = true;
+		}
+	}
 }
 
 /* 2.42's completeDate: the registration of the single set, period and org unit, default AOC. */
@@ -943,19 +984,6 @@ ApplyFilterSets(ExportState *state)
 		state->filters.filter_periods = true;
 	} else if (state->filters.filter_periods && HoldsEveryRow(state, "period", state->filters.period_ids.size()))
 		state->filters.filter_periods = false;
-	if (RowSecurityActive(state, "categoryoptioncombo")) {
-		const core::IdentifierList &visible = objects[static_cast<size_t>(IdKind::kCategoryOptionCombo)];
-		if (!state->filters.filter_category_option_combos) {
-			std::vector<int64_t> *ids = &state->filters.category_option_combo_ids;
-			DVE_CORE(IdsOf(visible, ids));
-			state->filters.filter_category_option_combos = true;
-		}
-		if (!state->filters.filter_attribute_option_combos) {
-			std::vector<int64_t> *ids = &state->filters.attribute_option_combo_ids;
-			DVE_CORE(IdsOf(visible, ids));
-			state->filters.filter_attribute_option_combos = true;
-		}
-	}
 }
 
 } // namespace
@@ -1011,10 +1039,11 @@ ResolveMetadata(ExportSession *session)
 	ResolvePeriods(state);
 	ResolveOptionCombos(state);
 	ResolveCompleteDate(state);
-	if (state->plan.request.format == core::Format::kAdx)
-		ResolveAdxMetadata(state);
 	ApplyFilterSets(state);
 	LoadOrgUnitSelection(session);
+	LoadOptionCombos(session);
+	if (state->plan.request.format == core::Format::kAdx)
+		ResolveAdxMetadata(state);
 	RefuseUnusablePeriods(session);
 	ProfileDataValues(session);
 	DVE_CORE(state->document = core::PrepareDocument(state->plan, state->metadata));
