@@ -197,16 +197,16 @@ NAMED_AOC = {"attribute_option_combo": ["TaZS8plkSl8"]}
     ("json", NAMED_AOC, 3), ("xml", {"category_option_combo": ["HllvX50cXC0"]}, 60)],
     ids=["json", "adx", "named-aoc", "named-aoc-codes", "named-aoc-no-value", "named-coc"])
 def test_few_values_among_many_option_combos_load_only_theirs(explained, whole_country, fmt, extra, newest):
-    """With 400 more option combos, an export of few values loads only the combos they use and the ones the
+    """With 1,000 more option combos, an export of few values loads only the combos they use and the ones the
     request names: a named AOC is the 2.43 header's even when no value has it."""
     stamp = cutoff(explained, newest)
     try:
         with dve.rolled_back(explained) as conn, conn.cursor() as cur:
-            _add_option_combos(cur, 400)
+            _add_option_combos(cur, 1000)
             request = without_control_characters(fmt, dict(whole_country, **extra))
             used, every, said = both_ways(conn, fmt, last_updated=stamp.isoformat(), **request)
     finally:
-        # ANALYZE writes pg_class.reltuples in place, so the rollback keeps 414: estimate the table again.
+        # ANALYZE writes pg_class.reltuples in place, so the rollback keeps 1,014: estimate the table again.
         with explained.cursor() as cur:
             cur.execute("ANALYZE categoryoptioncombo")
     assert any("only the option combos of the values are loaded" in n for n in said), said
