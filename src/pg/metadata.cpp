@@ -965,7 +965,8 @@ HoldsEveryRow(const ExportState *state, const char *table, size_t count)
  * period, org unit or option combo is hidden by row-level security are left out, exactly as
  * the SQL join of datavalue with those tables would leave them out for that role. Membership
  * tables (datasetelement ...) are not what the policies filter, so the sets are the ids the
- * metadata queries returned.
+ * metadata queries returned. Here data elements and periods; org units and option combos are
+ * set when they are loaded (LoadOrgUnitSelection, LoadOptionCombos), after these.
  *
  * Filter sets that cover a whole table are left out of the main query: the hashed ANY test
  * per row is then pure cost (the common "whole country, all data sets" export). With
