@@ -214,3 +214,25 @@ def test_few_values_among_many_option_combos_load_only_theirs(explained, whole_c
     if "attribute_option_combo" in extra:
         assert b'"attributeOptionCombo"' in used.split(b'"dataValues"')[0]
         assert (b'"value"' in used) == (newest == 60)
+
+
+def test_a_value_of_a_missing_org_unit_is_counted_only_where_every_org_unit_is_read(explained, whole_country):
+    """A value whose org unit has no row (a broken foreign key) is left out either way; the WARNING that counts such
+    values comes from an export that reads every org unit's values, not from one of few values, which reads only
+    the values of the org units it loads (README, "Differences from DHIS2")."""
+    stamp = cutoff(explained, 60)
+    with dve.rolled_back(explained) as conn, conn.cursor() as cur:
+        before = dve.copy_bytes(conn, "csv", last_updated=stamp.isoformat(), **whole_country)
+        cur.execute("SET LOCAL session_replication_role = replica")
+        cur.execute("""INSERT INTO datavalue (dataelementid, periodid, sourceid, categoryoptioncomboid,
+                                              attributeoptioncomboid, value, storedby, created, lastupdated, deleted)
+                       SELECT dataelementid, periodid, 987654321, categoryoptioncomboid, attributeoptioncomboid,
+                              'no org unit row', storedby, created, lastupdated, false
+                       FROM datavalue WHERE NOT deleted ORDER BY lastupdated DESC LIMIT 1""")
+        few, few_choice, _ = export(conn, "csv", last_updated=stamp.isoformat(), **whole_country)
+        few_warned = [n for n in conn.notices if "left out" in n]
+        everything, every_choice, _ = export(conn, "csv", **whole_country)
+        every_warned = [n for n in conn.notices if "left out" in n]
+    assert (few_choice, every_choice) == (ONLY_IN_USE, EVERY_ONE)
+    assert few == before and b"no org unit row" not in everything
+    assert few_warned == [] and len(every_warned) == 1 and "1 data value was left out" in every_warned[0]
