@@ -830,7 +830,8 @@ RefuseUnusablePeriods(ExportSession *session)
  * DHIS2 2.43 with a non-UID output scheme looks at the whole result before writing: it refuses
  * objects without a value for the property (E8201-E8203), and hoists an org unit shared by all
  * values (and the AOC of a one-value result) into the header. One aggregate pass over the
- * filtered rows answers both; UID exports run it only when some object has a NULL uid. May ereport.
+ * filtered rows answers both; UID exports run it only when some object has a NULL uid, and exports
+ * without a header (CSV, ADX) only when some object lacks its identifier. May ereport.
  */
 void
 ProfileDataValues(ExportSession *session)
@@ -866,6 +867,10 @@ ProfileDataValues(ExportSession *session)
 	}
 	if (!any_non_uid && !any_undefined)
 		return;
+	/* Without a header (CSV, ADX) the pass would only look for objects without an identifier. */
+	if (!any_undefined && !core::CarriesHeader(plan.request.format))
+		return;
+	elog(DEBUG1, "datavalue_export: one pass over the values decides the header and checks their identifiers");
 
 	static const char *const kColumns[core::kIdKindCount] = {"dv.dataelementid", "dv.periodid", "dv.sourceid",
 	                                                         "dv.categoryoptioncomboid", "dv.attributeoptioncomboid"};
