@@ -368,6 +368,7 @@ RowSorter::AddEncoded(const EncodedRows &rows, size_t from)
 	                        rows.entries.begin() + static_cast<std::ptrdiff_t>(end));
 	for (size_t i = first_entry; i < filling_.entries.size(); i++)
 		filling_.entries[i].offset = filling_.entries[i].offset - first_offset + base;
+	rows_added_ += end - from;
 	return end;
 }
 
@@ -524,6 +525,17 @@ class KeyPacking {
 	bool fits_ = true;
 };
 } // namespace
+
+std::optional<uint32_t>
+SharedId(const SortKeyPlan &plan, const KeySpread &spread, IdKind kind) noexcept
+{
+	if (spread.empty)
+		return std::nullopt;
+	for (size_t h = 0; h < 2 * kSortKeyWords; h++)
+		if (plan.half_source[h] == static_cast<uint8_t>(kind))
+			return Half(spread.varying, h) == 0 ? std::optional<uint32_t>(Half(spread.first.words, h)) : std::nullopt;
+	return std::nullopt;
+}
 
 /*
  * Runs whose keys pack into 96 bits (KeyPacking; all but the most scattered) are sorted as

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -127,6 +128,14 @@ struct KeySpread {
 };
 
 /*
+ * The id of kind (a row's ids[kind]: its place in the export's identifier list) that every key
+ * of spread shares, or nullopt when the keys differ there or there are none. Every kind is in
+ * every key (PlanSortKey), so an ordered export learns from its runs' spread whether all its
+ * values have one org unit, before it writes a byte.
+ */
+std::optional<uint32_t> SharedId(const SortKeyPlan &plan, const KeySpread &spread, IdKind kind) noexcept;
+
+/*
  * Compact row encoding: the record's total size (4 bytes), the five ids (4 each), created (8),
  * a flags byte (deleted, followup, which texts are NULL, whether last_updated differs from
  * created), last_updated only when it differs (8), each text's length in one byte (or 0xFF and
@@ -188,6 +197,7 @@ class RowSorter {
 	void Add(const DataValueRow &row)
 	{
 		filling_.Add(plan_, row);
+		rows_added_++;
 		max_record_ = std::max(max_record_, filling_.arena.Size() - filling_.entries.back().offset);
 	}
 	/*
@@ -276,6 +286,8 @@ class RowSorter {
 	size_t MaxRecordBytes() const noexcept { return max_record_; }
 	/* Where the keys of every run sorted so far differ (a background run's once waited for): for RunMerger. */
 	const KeySpread &Spread() const noexcept { return spread_; }
+	/* Rows added, either way, since the sorter was made. */
+	uint64_t RowsAdded() const noexcept { return rows_added_; }
 
   private:
 	using Entry = SortEntry;
@@ -299,6 +311,7 @@ class RowSorter {
 	size_t run_budget_;
 	KeySpread spread_;
 	size_t max_record_ = 0;
+	uint64_t rows_added_ = 0;
 	Run filling_;
 	Run sorted_;                       /* being sorted and written by worker_, or sorted on this thread */
 	OutputBuffer gather_;              /* sorted records gathered for one write */

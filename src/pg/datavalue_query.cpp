@@ -831,7 +831,8 @@ RefuseUnusablePeriods(ExportSession *session)
  * objects without a value for the property (E8201-E8203), and hoists an org unit shared by all
  * values (and the AOC of a one-value result) into the header. One aggregate pass over the
  * filtered rows answers both; UID exports run it only when some object has a NULL uid, and exports
- * without a header (CSV, ADX) only when some object lacks its identifier. May ereport.
+ * without a header (CSV, ADX) or ordered without a page (their sorted rows decide the header,
+ * ordering.cpp BeginSortedDocument) only when some object lacks its identifier. May ereport.
  */
 void
 ProfileDataValues(ExportSession *session)
@@ -870,6 +871,12 @@ ProfileDataValues(ExportSession *session)
 	/* Without a header (CSV, ADX) the pass would only look for objects without an identifier. */
 	if (!any_undefined && !core::CarriesHeader(plan.request.format))
 		return;
+	/* A whole ordered export has every row before its first byte: they decide the header then. */
+	if (!any_undefined && !plan.unordered && !plan.request.limit && !plan.request.offset &&
+	    plan.request.format != core::Format::kAdx) {
+		state->header_after_scan = true;
+		return;
+	}
 	elog(DEBUG1, "datavalue_export: one pass over the values decides the header and checks their identifiers");
 
 	static const char *const kColumns[core::kIdKindCount] = {"dv.dataelementid", "dv.periodid", "dv.sourceid",

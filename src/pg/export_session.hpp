@@ -238,6 +238,12 @@ struct ExportState {
 	 * page is known (ordering.cpp BeginPage).
 	 */
 	bool header_from_page = false;
+	/*
+	 * The same for a whole ordered export whose objects all have identifiers: its sorted rows
+	 * decide the header, instead of a pass over its values before the scan (ordering.cpp
+	 * BeginSortedDocument).
+	 */
+	bool header_after_scan = false;
 	/* Rows left out because an id has no metadata row (core::StagedDecode::kNoMetadata). */
 	uint64_t rows_without_metadata = 0;
 	/*

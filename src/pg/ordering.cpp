@@ -222,6 +222,38 @@ BeginPage(ExportSession *session, const core::TopRows *top)
 	});
 }
 
+/*
+ * A whole ordered export under a non-UID org unit or AOC scheme, whose objects all have
+ * identifiers (ProfileDataValues: header_after_scan), begins its document once every row is
+ * sorted, before any output: its rows decide the header as DHIS2's values do (the org unit they
+ * all share, the AOC of a one-value result), read from the runs' key spread, instead of a pass
+ * over the values before the scan (64-100 ms at 1M). May ereport.
+ */
+void
+BeginSortedDocument(ExportSession *session)
+{
+	ExportState *state = session->state;
+	if (!state->header_after_scan)
+		return;
+	state->header_after_scan = false;
+	const core::RowSorter *sorter = state->ordering.sorter.get();
+	DVE_CORE({
+		core::ResolvedMetadata &metadata = state->metadata;
+		const auto shared = [&](core::IdKind kind) -> std::optional<int64_t> {
+			const std::optional<uint32_t> at = core::SharedId(sorter->Plan(), sorter->Spread(), kind);
+			if (!at)
+				return std::nullopt;
+			return metadata.objects[static_cast<size_t>(kind)][*at].id;
+		};
+		metadata.result_is_empty = sorter->RowsAdded() == 0;
+		metadata.detected_org_unit_id = shared(core::IdKind::kOrgUnit);
+		metadata.detected_attribute_option_combo_id =
+		    sorter->RowsAdded() == 1 ? shared(core::IdKind::kAttributeOptionCombo) : std::nullopt;
+		state->document.writer = core::PrepareDocument(state->plan, metadata).writer;
+		state->document.writer->Begin(state->out.text);
+	});
+}
+
 /* Append one sorted row, honouring offset and limit; flushes as needed. May ereport. */
 void
 EmitSorted(ExportSession *session, const core::DataValueRow &row)
@@ -580,6 +612,7 @@ EmitSortedRows(ExportSession *session)
 	if (ordering->run_files.empty() && !ordering->sorter->SortPending()) {
 		DVE_CORE(ordering->sorter->SortRun());
 		const core::RowSorter *sorter = ordering->sorter.get();
+		BeginSortedDocument(session);
 		StartRendering(session);
 		EmitInMemory(session, sorter->SortedRows(), [sorter](size_t i) { return sorter->SortedRecord(i); });
 		FinishRendering(session);
@@ -624,6 +657,8 @@ EmitSortedRows(ExportSession *session)
 			     static_cast<int>(ordering->run_files.size()));
 		}
 	}
+	/* Every run is sorted: their keys' spread is complete. */
+	BeginSortedDocument(session);
 	/* Too many runs to merge at once within the budget: merge groups of them into longer runs first. */
 	while (ordering->run_files.size() > fan_in) {
 		const size_t runs = ordering->run_files.size();
@@ -648,11 +683,14 @@ EmitSortedRows(ExportSession *session)
 
 } // namespace
 
-/* The document's start, unless a page kept in memory decides its header (BeginPage). May ereport. */
+/*
+ * The document's start, unless a page kept in memory decides its header (BeginPage), or the
+ * sorted rows of a whole ordered export (BeginSortedDocument). May ereport.
+ */
 void
 BeginDocument(ExportSession *session)
 {
-	if (!session->state->header_from_page)
+	if (!session->state->header_from_page && !session->state->header_after_scan)
 		DVE_CORE(session->state->document.writer->Begin(session->state->out.text));
 }
 

@@ -759,3 +759,44 @@ TEST(PlanSortKeyTest, RequestedKeysFirstWithoutRepeats)
 	    SortComponent::kDataElement,          SortComponent::kPeriod,  SortComponent::kCategoryOptionCombo};
 	EXPECT_EQ(plan.components, expected);
 }
+
+TEST(SharedIdTest, TheIdEveryKeyHasOrNone)
+{
+	/* In every order: the kind's half is found wherever the plan put it. */
+	for (const std::vector<OrderKey> &order :
+	     {std::vector<OrderKey>{OrderKey::kPeriod, OrderKey::kCreated, OrderKey::kDataElement},
+	      std::vector<OrderKey>{OrderKey::kOrgUnit, OrderKey::kPeriod},
+	      std::vector<OrderKey>{OrderKey::kAttributeOptionCombo, OrderKey::kCreated}}) {
+		const SortKeyPlan plan = PlanSortKey(order);
+		KeySpread spread;
+		EXPECT_FALSE(SharedId(plan, spread, IdKind::kOrgUnit)) << "no rows, no id";
+		OwnedRow row{{3, 9, 70000, 4, 5}, 1700000000000000, 0, 0, false, std::string("1"), std::nullopt, std::nullopt};
+		spread.Add(MakeSortKey(plan, row.View()));
+		EXPECT_EQ(SharedId(plan, spread, IdKind::kOrgUnit), std::optional<uint32_t>(70000));
+		EXPECT_EQ(SharedId(plan, spread, IdKind::kAttributeOptionCombo), std::optional<uint32_t>(5));
+		/* Another row of the same org unit, another AOC, period and time. */
+		row.ids[static_cast<size_t>(IdKind::kPeriod)] = 10;
+		row.ids[static_cast<size_t>(IdKind::kAttributeOptionCombo)] = 6;
+		row.created += 1;
+		spread.Add(MakeSortKey(plan, row.View()));
+		EXPECT_EQ(SharedId(plan, spread, IdKind::kOrgUnit), std::optional<uint32_t>(70000));
+		EXPECT_FALSE(SharedId(plan, spread, IdKind::kAttributeOptionCombo));
+		/* An org unit that differs in its lowest bit only. */
+		row.ids[static_cast<size_t>(IdKind::kOrgUnit)] = 70001;
+		spread.Add(MakeSortKey(plan, row.View()));
+		EXPECT_FALSE(SharedId(plan, spread, IdKind::kOrgUnit));
+		EXPECT_EQ(SharedId(plan, spread, IdKind::kDataElement), std::optional<uint32_t>(3));
+	}
+}
+
+TEST(RowSorterTest, CountsTheRowsAddedEitherWay)
+{
+	RowSorter sorter(PlanSortKey({OrderKey::kPeriod}), 1 << 20);
+	OwnedRow row{{1, 2, 3, 4, 5}, 0, 0, 0, false, std::string("v"), std::nullopt, std::nullopt};
+	sorter.Add(row.View());
+	EncodedRows encoded;
+	for (int i = 0; i < 3; i++)
+		encoded.Add(sorter.Plan(), row.View());
+	EXPECT_EQ(sorter.AddEncoded(encoded, 1), 3u); /* two of the three */
+	EXPECT_EQ(sorter.RowsAdded(), 3u);
+}
