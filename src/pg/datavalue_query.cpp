@@ -729,10 +729,10 @@ AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *para
  * params) selects, the query is restricted by "<connector> t.<id_column> = ANY (SELECT
  * <value_ids> FROM datavalue dv WHERE <filters>)", whose parameters follow the selection's,
  * with the named ids too (objects the request names, which a header may show); returns whether
- * it was. The filters so far are at most the data value query's own, and every
- * query of an export reads one snapshot, so that query cannot find a value whose object this
- * left out. what names the objects in the DEBUG1 message. Off with datavalue_export.metadata_in_use.
- * May ereport.
+ * it was. The filters set so far are some of the data value query's, so the values they pass
+ * include every value that query reads, and every query of an export reads one snapshot: that
+ * query cannot find a value whose object this left out. what names the objects in the DEBUG1
+ * message. Off with datavalue_export.metadata_in_use. May ereport.
  */
 bool
 RestrictToObjectsInUse(ExportSession *session, StringInfo selection_sql, QueryParams *params, const char *what,
