@@ -871,10 +871,18 @@ ProfileDataValues(ExportSession *session)
 	/* Without a header (CSV, ADX) the pass would only look for objects without an identifier. */
 	if (!any_undefined && !core::CarriesHeader(plan.request.format))
 		return;
-	/* A whole ordered export has every row before its first byte: they decide the header then. */
-	if (!any_undefined && !plan.unordered && !plan.request.limit && !plan.request.offset &&
-	    plan.request.format != core::Format::kAdx) {
-		state->header_after_scan = true;
+	/*
+	 * An ordered export has every row before its first byte: they decide the header then. A page
+	 * kept in memory decides on its own rows (BeginPage); a longer page, and a whole export, on
+	 * all of them (BeginSortedDocument). Without this pass a first page reads only its first
+	 * periods' rows.
+	 */
+	if (!any_undefined && !plan.unordered && plan.request.format != core::Format::kAdx) {
+		if (!plan.request.limit)
+			state->header_after_scan = true;
+		else if (plan.style == core::Style::k243 &&
+		         (!plan.org_unit_scheme.IsUid() || !plan.attribute_option_combo_scheme.IsUid()))
+			state->header_from_page = state->header_after_scan = true;
 		return;
 	}
 	elog(DEBUG1, "datavalue_export: one pass over the values decides the header and checks their identifiers");

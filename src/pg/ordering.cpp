@@ -166,7 +166,9 @@ BeginUnpagedDocument(ExportSession *session)
 	}
 	if (state->header_from_page) {
 		state->header_from_page = false;
-		DVE_CORE(state->document.writer->Begin(state->out.text));
+		/* Without the pass over the values, the sorted rows decide (BeginSortedDocument). */
+		if (!state->header_after_scan)
+			DVE_CORE(state->document.writer->Begin(state->out.text));
 	}
 }
 
@@ -210,7 +212,7 @@ BeginPage(ExportSession *session, const core::TopRows *top)
 			core::CheckIdentifiersDefined(state->plan, state->metadata, used);
 		}
 		if (state->header_from_page) {
-			state->header_from_page = false;
+			state->header_from_page = state->header_after_scan = false;
 			core::ResolvedMetadata &metadata = state->metadata;
 			metadata.result_is_empty = last == first;
 			metadata.detected_org_unit_id = one_org_unit ? org_unit : std::nullopt;

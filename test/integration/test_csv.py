@@ -144,22 +144,63 @@ HOISTED = [dict(org_unit=["JPL7HX7nUay"], children=True, org_unit_id_scheme="nam
            dict(org_unit=[dve.ROOT_OU], children=True, period=["203001"], org_unit_id_scheme="name")]
 
 
+def _header_and_values(doc, fmt):
+    """The document's start before its first value, and its values' bytes, sorted (orders differ)."""
+    if fmt == "json":
+        head, rest = doc.split(b'"dataValues":[{', 1)
+        return head, sorted(rest[:rest.rindex(b"}]")].split(b"},{"))
+    head, rest = doc.split(b"<dataValue ", 1)
+    return head, sorted(rest[:rest.rindex(b"</dataValueSet>")].split(b"<dataValue "))
+
+
 @pytest.mark.parametrize("fmt", ["json", "xml"])
 @pytest.mark.parametrize("extra", HOISTED, ids=["one-org-unit", "one-value", "many-org-units", "no-value"])
-def test_a_whole_ordered_export_decides_its_header_from_its_sorted_rows(explained, all_data_sets, fmt, extra):
-    """An ordered export reads every row before its first byte, so its sorted rows decide the hoisting (the org
-    unit all values share, the AOC of a one-value result) without a pass over the values first. The header is
-    the one that pass decides, for an ordered export whose page is too long to keep in memory."""
+def test_an_ordered_export_decides_its_header_from_its_sorted_rows(explained, all_data_sets, fmt, extra):
+    """An ordered export reads every row before its first byte, so its rows decide the hoisting (the org unit all
+    values share, the AOC of a one-value result) without a pass over the values first: a whole export from its
+    sorted runs, a page too long to keep in memory the same way, a short page from its own rows. The header is
+    the one the pass decides for the unordered export of the same values."""
     request = dict(extra) if "data_element" in extra else dict(data_set=all_data_sets, **extra)
     if "period" not in extra:
         request.update(start_date=dve.ALL_START, end_date=dve.ALL_END)
     whole, whole_passes = _profile_passes(explained, fmt, **request)
-    paged, paged_passes = _profile_passes(explained, fmt, limit=10_000_000, **request)
-    assert whole_passes == 0
-    assert paged_passes == (0 if extra is HOISTED[3] else 1)  # nothing can match: no pass either way
-    assert whole == paged
+    long_page, long_page_passes = _profile_passes(explained, fmt, limit=10_000_000, **request)
+    short_page, short_page_passes = _profile_passes(explained, fmt, limit=1000, **request)
+    unordered, unordered_passes = _profile_passes(explained, fmt, order="none", **request)
+    nothing_can_match = extra is HOISTED[3]  # no such period: no pass either way
+    assert (whole_passes, long_page_passes, short_page_passes) == (0, 0, 0)
+    assert unordered_passes == (0 if nothing_can_match else 1)
+    assert whole == long_page
+    if b"<dataValue " in whole or b'"dataValues":[{' in whole:
+        assert _header_and_values(whole, fmt) == _header_and_values(unordered, fmt)
+        if extra is not HOISTED[2]:  # fewer than 1,000 values: the short page is all of them
+            assert short_page == whole
+    else:
+        assert whole == unordered == short_page
     header = whole.split(b'"dataValues"' if fmt == "json" else b"<dataValue ", 1)[0]
     if extra is HOISTED[0]:
         assert b"Setiko Hospital" in header
     if extra is HOISTED[1]:
         assert b"Government" in header and whole.count(b"IzFISGcY25y") == 1
+
+
+def test_a_page_under_a_name_scheme_reads_no_more_rows_than_under_uids(explained, demo_request):
+    """A page kept in memory decides its header from its own rows, so it no longer reads every value first to
+    decide it: a first page reads the rows it reads under UIDs (on a large table, its first periods' rows through
+    the primary key). Rows read from datavalue are this transaction's own statistics, so the check is a count,
+    whatever the machine."""
+    def rows_read(conn, **scheme):
+        with conn.cursor() as cur:
+            cur.execute("SELECT pg_stat_get_xact_tuples_returned('datavalue'::regclass)"
+                        " + pg_stat_get_xact_tuples_fetched('datavalue'::regclass)")
+            before = cur.fetchone()[0]
+            page, passes = _profile_passes(conn, "json", limit=50, **scheme, **demo_request)
+            cur.execute("SELECT pg_stat_get_xact_tuples_returned('datavalue'::regclass)"
+                        " + pg_stat_get_xact_tuples_fetched('datavalue'::regclass)")
+            assert passes == 0 and page.count(b'"dataElement"') == 50
+            return cur.fetchone()[0] - before
+
+    with dve.rolled_back(explained) as conn:
+        under_uids = rows_read(conn)
+        under_names = rows_read(conn, org_unit_id_scheme="name")
+    assert under_uids > 0 and under_names == under_uids
