@@ -239,9 +239,9 @@ struct ExportState {
 	 */
 	bool header_from_page = false;
 	/*
-	 * The same for a whole ordered export whose objects all have identifiers: its sorted rows
-	 * decide the header, instead of a pass over its values before the scan (ordering.cpp
-	 * BeginSortedDocument).
+	 * The same for an ordered export whose objects all have identifiers, whole or a page too long
+	 * to keep in memory: its sorted rows decide the header, instead of a pass over its values
+	 * before the scan (ordering.cpp BeginSortedDocument; BeginPage clears it for a page it keeps).
 	 */
 	bool header_after_scan = false;
 	/* Rows left out because an id has no metadata row (core::StagedDecode::kNoMetadata). */
