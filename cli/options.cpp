@@ -7,6 +7,9 @@
  * ends the options. Written by hand because getopt keeps global state between calls.
  * SPDX-License-Identifier: PostgreSQL
  */
+#include <algorithm>
+#include <iterator>
+
 #include "options.hpp"
 
 #include "request_target.hpp"
@@ -80,9 +83,14 @@ ValueOptionLetter(const std::string &long_name)
 	return 0;
 }
 
-/* Every long option name, for a unique prefix (getopt_long). */
-const char *const kLongNames[] = {"dbname", "host",    "port",  "username", "output",     "progress",
-                                  "help",   "version", "quiet", "password", "no-password"};
+/* The long options that take no value; the value-taking ones are kValueOptions, output and progress. */
+const char *const kFlagNames[] = {"help", "version", "quiet", "password", "no-password"};
+
+bool
+IsFlagName(const std::string &name)
+{
+	return std::find(std::begin(kFlagNames), std::end(kFlagNames), name) != std::end(kFlagNames);
+}
 
 /* name itself when it is an option, else the one option it begins; throws when none or several. */
 std::string
@@ -90,9 +98,12 @@ FullLongName(const std::string &name)
 {
 	if (name.empty())
 		throw UsageError("unknown option \"--\" with a value");
+	std::vector<std::string> names(std::begin(kFlagNames), std::end(kFlagNames));
+	names.insert(names.end(), {"output", "progress"});
+	for (const ValueOption &option : kValueOptions)
+		names.push_back(option.long_name);
 	std::string found;
-	for (const char *candidate : kLongNames) {
-		const std::string full = candidate;
+	for (const std::string &full : names) {
 		if (full == name)
 			return full;
 		if (full.compare(0, name.size(), name) == 0) {
@@ -136,7 +147,7 @@ ParseOptions(const std::vector<std::string> &args)
 			const std::string name = FullLongName(arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2));
 			const std::optional<std::string> value =
 			    eq == std::string::npos ? std::nullopt : std::optional<std::string>(arg.substr(eq + 1));
-			if (name == "help" || name == "version" || name == "quiet" || name == "password" || name == "no-password") {
+			if (IsFlagName(name)) {
 				if (value)
 					throw UsageError("option --" + name + " takes no value" +
 					                 (name == "password" ? " (a password is asked for on the terminal)" : ""));
