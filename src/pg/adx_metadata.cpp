@@ -87,11 +87,7 @@ LoadCategoryPairs(ExportState *state, const char *schema)
 	Datum values[1] = {0};
 	if (state->scratch.option_combos_in_use_only) {
 		std::vector<int64_t> *loaded = &state->scratch.ids;
-		DVE_CORE({
-			loaded->clear();
-			for (size_t i = 0; i < cocs->size(); i++)
-				loaded->push_back(cocs->Id(i));
-		});
+		DVE_CORE(IdsOf(*cocs, loaded));
 		values[0] = Int8Array(*loaded);
 	}
 	RunMetadataQuery(sql, state->scratch.option_combos_in_use_only ? 1 : 0, types, values);

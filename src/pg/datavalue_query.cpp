@@ -872,6 +872,14 @@ ProfileDataValues(ExportSession *session)
 	if (!any_undefined && !core::CarriesHeader(plan.request.format))
 		return;
 	/*
+	 * DHIS2 decides on the returned values. An ordered page kept in memory decides on its own
+	 * (ordering.cpp BeginPage); any other page on the unpaged set.
+	 */
+	const bool ordered_page = plan.request.limit && !plan.unordered && plan.request.format != core::Format::kAdx;
+	const bool page_decides_header = ordered_page && plan.style == core::Style::k243 &&
+	                                 core::CarriesHeader(plan.request.format) &&
+	                                 (!plan.org_unit_scheme.IsUid() || !plan.attribute_option_combo_scheme.IsUid());
+	/*
 	 * An ordered export has every row before its first byte: they decide the header then. A page
 	 * kept in memory decides on its own rows (BeginPage); a longer page, and a whole export, on
 	 * all of them (BeginSortedDocument). Without this pass a first page reads only its first
@@ -880,8 +888,7 @@ ProfileDataValues(ExportSession *session)
 	if (!any_undefined && !plan.unordered && plan.request.format != core::Format::kAdx) {
 		if (!plan.request.limit)
 			state->header_after_scan = true;
-		else if (plan.style == core::Style::k243 &&
-		         (!plan.org_unit_scheme.IsUid() || !plan.attribute_option_combo_scheme.IsUid()))
+		else if (page_decides_header)
 			state->header_from_page = state->header_after_scan = true;
 		return;
 	}
@@ -928,14 +935,7 @@ ProfileDataValues(ExportSession *session)
 	const int64 max_ou = GetInt64(tuple, 3);
 	const int64 min_aoc = GetInt64(tuple, 4);
 
-	/*
-	 * DHIS2 decides on the returned values. An ordered page kept in memory decides on its own
-	 * (ordering.cpp BeginPage); any other page on the unpaged set profiled here.
-	 */
-	const bool ordered_page = plan.request.limit && !plan.unordered && plan.request.format != core::Format::kAdx;
-	state->header_from_page = ordered_page && plan.style == core::Style::k243 &&
-	                          core::CarriesHeader(plan.request.format) &&
-	                          (!plan.org_unit_scheme.IsUid() || !plan.attribute_option_combo_scheme.IsUid());
+	state->header_from_page = page_decides_header; /* the unpaged set: profiled here */
 	/* The hoisting DHIS2 does under non-UID schemes only (a UID export is here for NULL uids). */
 	if (any_non_uid) {
 		state->metadata.result_is_empty = count == 0;

@@ -302,6 +302,7 @@ bool IdsEstimatedAtOnce(size_t count);
 char *IdsAnySql(const char *column, int param, size_t count);
 void ExecuteInto(const char *sql, ParamListInfo params, DestReceiver *dest, const char *what);
 char *IdentifierSql(const core::IdScheme &scheme, const char *alias = "t");
+void IdsOf(const core::IdentifierList &objects, std::vector<int64_t> *ids);
 
 /* adx_metadata.cpp */
 void ResolveAdxMetadata(ExportState *state);

@@ -192,6 +192,15 @@ GetInt64(HeapTuple tuple, int column)
 	return isnull ? -1 : DatumGetInt64(d);
 }
 
+/* The ids of objects, in order. May throw std::bad_alloc. */
+void
+IdsOf(const core::IdentifierList &objects, std::vector<int64_t> *ids)
+{
+	ids->clear();
+	for (size_t i = 0; i < objects.size(); i++)
+		ids->push_back(objects.Id(i));
+}
+
 namespace {
 
 /* Text of a column, or NULL; palloc'd in the SPI context. */
@@ -294,16 +303,6 @@ LoadIdentifiers(const char *sql, const std::vector<int64_t> &ids, core::Identifi
 	const Oid types[1] = {INT8ARRAYOID};
 	const Datum values[1] = {Int8Array(ids)};
 	LoadIdentifiers(sql, 1, types, values, objects);
-}
-
-/* The ids of objects, in order. */
-template <typename Ids>
-void
-IdsOf(const core::IdentifierList &objects, Ids *ids)
-{
-	ids->clear();
-	for (size_t i = 0; i < objects.size(); i++)
-		ids->push_back(objects.Id(i));
 }
 
 /* A key DHIS2's code fallback reads as a UID (CodeGenerator's shape); any other is a code. */
