@@ -130,6 +130,28 @@ class IdentifierList {
 			slot.text_offset = Append(*text);
 	}
 
+	/*
+	 * Put the objects in a new order: order[k] is the index of the object to be k-th, each
+	 * index once. Their texts stay where they are.
+	 */
+	void Permute(const std::vector<uint32_t> &order)
+	{
+		if (order.size() != slots_.size())
+			throw std::invalid_argument("a permutation of an IdentifierList must name every object");
+		std::vector<Slot> slots(order.size());
+		std::vector<uint8_t> flags(order.size());
+		std::vector<IdentifierDetail> details(details_.empty() ? 0 : order.size());
+		for (size_t k = 0; k < order.size(); k++) {
+			slots[k] = slots_[order[k]];
+			flags[k] = flags_[order[k]];
+			if (!details.empty())
+				details[k] = std::move(details_[order[k]]);
+		}
+		slots_.swap(slots);
+		flags_.swap(flags);
+		details_.swap(details);
+	}
+
 	void clear() noexcept
 	{
 		slots_.clear();

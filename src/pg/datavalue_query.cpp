@@ -521,6 +521,7 @@ PlanStagedFilter(ExportState *state, core::StagedFilter *filter)
 struct PlanSummary {
 	bool whole_table; /* its plan is a sequential scan */
 	double rows;      /* the rows it estimates the query returns */
+	int width;        /* the bytes it estimates a row takes */
 };
 
 /*
@@ -536,11 +537,12 @@ PlanWithoutRunning(const char *sql, const QueryParams *params)
 	options.cursorOptions = CURSOR_OPT_NO_SCROLL;
 	options.read_only = true;
 	Portal portal = SPI_cursor_parse_open(nullptr, sql, &options);
-	PlanSummary summary{false, -1};
+	PlanSummary summary{false, -1, 0};
 	if (list_length(portal->stmts) == 1) {
 		const PlannedStmt *stmt = linitial_node(PlannedStmt, portal->stmts);
 		summary.whole_table = IsA(stmt->planTree, SeqScan);
 		summary.rows = stmt->planTree->plan_rows;
+		summary.width = stmt->planTree->plan_width;
 	}
 	SPI_cursor_close(portal);
 	return summary;
@@ -776,6 +778,14 @@ RestrictToObjectsInUse(ExportSession *session, StringInfo selection_sql, QueryPa
 		params->nargs = selection_args;
 	pfree(values_sql.data);
 	return only_in_use;
+}
+
+/* The planner's estimate of sql's result. May ereport. */
+ResultEstimate
+EstimateResult(const char *sql, const QueryParams *params)
+{
+	const PlanSummary plan = PlanWithoutRunning(sql, params);
+	return ResultEstimate{plan.rows, static_cast<double>(plan.width)};
 }
 
 bool

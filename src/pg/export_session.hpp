@@ -26,6 +26,7 @@
 #include "core/id_map.hpp"
 #include "core/model.hpp"
 #include "core/output_buffer.hpp"
+#include "core/path_order.hpp"
 #include "core/compression_thread.hpp"
 #include "core/render_thread.hpp"
 #include "core/row_sorter.hpp"
@@ -123,6 +124,10 @@ struct MetadataScratch {
 		std::string why, detail;
 	};
 	std::vector<UnusablePeriod> unusable_periods;
+	/* An ordered export's org units with their paths, while it ranks them (LoadOrgUnitsInPathOrder). */
+	core::PathOrder org_unit_paths;
+	std::vector<uint32_t> path_order; /* its proposed order */
+	std::string path_texts[2];        /* two adjacent paths of it, rebuilt to be compared */
 };
 
 /* Where a run to merge is: its file, or one of the sorter's two runs (a scan's last runs, kept in memory). */
@@ -322,6 +327,11 @@ bool RestrictToObjectsInUse(ExportSession *session, StringInfo selection_sql, Qu
                             const char *connector, const char *id_column, const char *value_ids,
                             const std::vector<int64_t> *named = nullptr);
 bool NothingCanMatch(const ExportState *state);
+struct ResultEstimate {
+	double rows;  /* -1 when unknown */
+	double width; /* bytes a row takes */
+};
+ResultEstimate EstimateResult(const char *sql, const QueryParams *params);
 void ProfileDataValues(ExportSession *session);
 void RefuseUnusablePeriods(ExportSession *session);
 void StreamDataValues(ExportSession *session);

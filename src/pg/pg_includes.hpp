@@ -59,6 +59,7 @@ extern "C" {
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
+#include "utils/varlena.h"
 }
 
 #undef snprintf

@@ -88,6 +88,29 @@ TEST(IdentifierListTest, SetText)
 	EXPECT_EQ(list[1].text, std::optional<std::string_view>("uidNumber02"));
 }
 
+TEST(IdentifierListTest, PermuteReordersObjectsTheirTextsAndDetails)
+{
+	IdentifierList list;
+	list.Add(1, std::string_view("one"), false, "uidOne");
+	list.Add(2, std::nullopt, true, "uidTwo");
+	list.Add(3, std::string_view("three"), false, "uidThree");
+	list.MutableDetail(2).categories.push_back(CategoryPair{std::string("c"), std::string("o"), "Sex"});
+	list.Permute({2, 0, 1});
+	ASSERT_EQ(list.size(), 3u);
+	EXPECT_EQ(list.Id(0), 3);
+	EXPECT_EQ(list[0].text, std::optional<std::string_view>("three"));
+	EXPECT_EQ(list[0].uid, "uidThree");
+	ASSERT_EQ(list[0].detail->categories.size(), 1u);
+	EXPECT_EQ(list[1].id, 1);
+	EXPECT_EQ(list[1].text, std::optional<std::string_view>("one"));
+	EXPECT_TRUE(list[1].detail->categories.empty());
+	EXPECT_EQ(list[2].id, 2);
+	EXPECT_FALSE(list[2].text.has_value());
+	EXPECT_TRUE(list[2].is_default);
+	EXPECT_EQ(list[2].uid, "uidTwo");
+	EXPECT_THROW(list.Permute({0, 1}), std::invalid_argument);
+}
+
 TEST(IdentifierListTest, CountryOfOrgUnitsUnderTheUidScheme)
 {
 	/* 329k org units by UID: the uid is stored once, well under the 120 bytes an Identifier took. */

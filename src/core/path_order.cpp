@@ -1,0 +1,352 @@
+/*
+ * src/core/path_order.cpp
+ *	  The order of org units by path, proposed from their tree (path_order.hpp).
+ *
+ * SPDX-License-Identifier: PostgreSQL
+ */
+#include "core/path_order.hpp"
+
+#include <algorithm>
+
+namespace datavalue_export::core {
+
+namespace {
+
+unsigned char
+FoldCase(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c - 'A' + 'a') : c;
+}
+
+/* <0, 0, >0 as a sorts before, with, after b. */
+int
+Compare(PathCollation collation, std::string_view a, std::string_view b)
+{
+	if (collation == PathCollation::kBytes)
+		return a.compare(b);
+	const size_t common = std::min(a.size(), b.size());
+	for (size_t i = 0; i < common; i++) {
+		const unsigned char x = FoldCase(static_cast<unsigned char>(a[i]));
+		const unsigned char y = FoldCase(static_cast<unsigned char>(b[i]));
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	if (a.size() != b.size())
+		return a.size() < b.size() ? -1 : 1;
+	/* The same letters: case decides, lower case (the larger byte) first. */
+	for (size_t i = 0; i < common; i++)
+		if (a[i] != b[i])
+			return static_cast<unsigned char>(a[i]) > static_cast<unsigned char>(b[i]) ? -1 : 1;
+	return 0;
+}
+
+} // namespace
+
+bool
+PathLess(PathCollation collation, std::string_view a, int64_t a_id, std::string_view b, int64_t b_id)
+{
+	const int order = Compare(collation, a, b);
+	return order != 0 ? order < 0 : a_id < b_id;
+}
+
+namespace {
+
+size_t
+SlotOf(int64_t id, size_t mask)
+{
+	return (static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ULL) >> 32 & mask;
+}
+
+} // namespace
+
+uint32_t
+PathOrder::Find(int64_t id) const noexcept
+{
+	if (slots_.empty())
+		return kNotFound;
+	const size_t mask = slots_.size() - 1;
+	for (size_t i = SlotOf(id, mask);; i = (i + 1) & mask) {
+		const uint32_t row = slots_[i];
+		if (row == kNotFound || rows_[row].id == id)
+			return row;
+	}
+}
+
+void
+PathOrder::Index(uint32_t row)
+{
+	if ((indexed_ + 1) * 2 > slots_.size()) {
+		/* Grow to at most half full, and put every indexed row back. */
+		slots_.assign(std::max<size_t>(16, slots_.size() * 2), kNotFound);
+		indexed_ = 0;
+		for (uint32_t r = 0; r < row; r++)
+			if (HasPath(r))
+				Index(r);
+	}
+	const size_t mask = slots_.size() - 1;
+	const int64_t id = rows_[row].id;
+	for (size_t i = SlotOf(id, mask);; i = (i + 1) & mask) {
+		if (slots_[i] == kNotFound) {
+			slots_[i] = row;
+			indexed_++;
+			return;
+		}
+		if (rows_[slots_[i]].id == id) {
+			slots_[i] = row; /* the same id again: the last one is its row */
+			return;
+		}
+	}
+}
+
+bool
+PathOrder::Extends(std::string_view path, uint32_t row) const noexcept
+{
+	size_t end = rows_[row].path_length;
+	while (rows_[row].base != kWhole) {
+		const std::string_view text = Text(row);
+		end -= text.size();
+		if (path.compare(end, text.size(), text) != 0)
+			return false;
+		row = rows_[row].base;
+	}
+	return path.compare(0, end, Text(row)) == 0;
+}
+
+void
+PathOrder::PathOf(uint32_t row, std::string *path) const
+{
+	size_t end = rows_[row].path_length;
+	path->resize(end);
+	for (;; row = rows_[row].base) {
+		const std::string_view text = Text(row);
+		end -= text.size();
+		path->replace(end, text.size(), text);
+		if (rows_[row].base == kWhole)
+			return;
+	}
+}
+
+bool
+PathOrder::AppendText(std::string_view text, uint32_t *offset)
+{
+	if (texts_.size() + text.size() >= UINT32_MAX) {
+		overflowed_ = true;
+		return false;
+	}
+	*offset = static_cast<uint32_t>(texts_.size());
+	texts_.append(text);
+	return true;
+}
+
+namespace {
+
+constexpr size_t kTextPerRow = 20; /* what a path adds to its parent's (a uid and '/'), and the paths kept whole */
+
+size_t
+SlotsFor(size_t rows)
+{
+	size_t slots = 16;
+	while (slots < rows * 2)
+		slots *= 2;
+	return slots;
+}
+
+} // namespace
+
+size_t
+PathOrder::BytesFor(size_t rows) noexcept
+{
+	return rows * (sizeof(Row) + kTextPerRow) + SlotsFor(rows) * sizeof(uint32_t);
+}
+
+void
+PathOrder::Reserve(size_t rows)
+{
+	rows += rows / 16 + 16;
+	const size_t slots = SlotsFor(rows);
+	if (BytesFor(rows) > limit_)
+		return;
+	rows_.reserve(rows);
+	texts_.reserve(rows * kTextPerRow);
+	if (slots > slots_.size() && rows_.empty())
+		slots_.assign(slots, kNotFound);
+}
+
+bool
+PathOrder::Add(int64_t id, std::optional<int64_t> parent_id, std::optional<std::string_view> path)
+{
+	if (overflowed_)
+		return false;
+	Row row{id, parent_id ? *parent_id : kNoParent, kWhole, 0, kNoPath, 0};
+	if (path) {
+		if (path->size() >= kNoPath) {
+			overflowed_ = true;
+			return false;
+		}
+		row.path_length = static_cast<uint32_t>(path->size());
+		std::string_view text = *path;
+		const uint32_t parent = parent_id ? Find(*parent_id) : kNotFound;
+		if (parent != kNotFound && rows_[parent].path_length <= path->size() && Extends(*path, parent)) {
+			if (rows_[parent].hops == kMaxHops) {
+				/* Its first child: keep the parent's path whole, so no rebuilding follows more parents. */
+				std::string whole;
+				PathOf(parent, &whole);
+				uint32_t offset;
+				if (!AppendText(whole, &offset))
+					return false;
+				rows_[parent].base = kWhole;
+				rows_[parent].text_offset = offset;
+				rows_[parent].hops = 0;
+			}
+			row.base = parent;
+			row.hops = static_cast<uint8_t>(rows_[parent].hops + 1);
+			text = path->substr(rows_[parent].path_length);
+		}
+		if (!AppendText(text, &row.text_offset))
+			return false;
+	}
+	rows_.push_back(row);
+	if (path)
+		Index(static_cast<uint32_t>(rows_.size() - 1));
+	if (MemoryBytes() > limit_)
+		overflowed_ = true;
+	return !overflowed_;
+}
+
+std::vector<uint32_t>
+PathOrder::Propose(PathCollation collation) const
+{
+	constexpr uint32_t kNone = UINT32_MAX;
+	const uint32_t n = static_cast<uint32_t>(rows_.size());
+
+	/* Each org unit's parent among those collected, as families laid out back to back. */
+	std::vector<uint32_t> parent(n, kNone);
+	std::vector<uint32_t> family_start(static_cast<size_t>(n) + 1, 0);
+	std::vector<uint32_t> roots, without_path;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!HasPath(i)) {
+			without_path.push_back(i);
+			continue;
+		}
+		/* A path kept as what it adds to its parent's knows its parent. */
+		const uint32_t p = rows_[i].base != kWhole           ? rows_[i].base
+		                   : rows_[i].parent_id == kNoParent ? kNotFound
+		                                                     : Find(rows_[i].parent_id);
+		if (p == kNotFound || p == i) {
+			roots.push_back(i);
+			continue;
+		}
+		parent[i] = p;
+		family_start[p + 1]++;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		family_start[i + 1] += family_start[i];
+	std::vector<uint32_t> children(family_start[n]);
+	{
+		std::vector<uint32_t> next(family_start.begin(), family_start.end() - 1);
+		for (uint32_t i = 0; i < n; i++)
+			if (parent[i] != kNone)
+				children[next[parent[i]]++] = i;
+	}
+
+	/*
+	 * A path as a view: what a row keeps when that is its whole path, else rebuilt (a root or
+	 * cycle whose parent came after it keeps its path whole; this is for what cannot happen).
+	 */
+	std::vector<std::string> rebuilt;
+	const auto whole_paths = [&](const std::vector<uint32_t> &rows) {
+		size_t count = 0;
+		for (const uint32_t r : rows)
+			count += rows_[r].base != kWhole;
+		rebuilt.assign(count, std::string());
+		std::vector<std::string_view> views(n);
+		size_t k = 0;
+		for (const uint32_t r : rows) {
+			if (rows_[r].base == kWhole) {
+				views[r] = Text(r);
+			} else {
+				PathOf(r, &rebuilt[k]);
+				views[r] = rebuilt[k++];
+			}
+		}
+		return views;
+	};
+
+	/* Siblings by what their paths add to their parent's (the parent's path is their common prefix). */
+	std::vector<std::pair<std::string_view, uint32_t>> family;
+	for (uint32_t p = 0; p < n; p++) {
+		const auto first = children.begin() + family_start[p];
+		const auto last = children.begin() + family_start[p + 1];
+		if (last - first < 2)
+			continue;
+		const uint32_t prefix = rows_[p].path_length;
+		const auto tail = [&](uint32_t c) {
+			if (rows_[c].base == p)
+				return Text(c);
+			if (rows_[c].base == kWhole)
+				return Text(c).substr(std::min<size_t>(prefix, rows_[c].path_length));
+			std::string path; /* not kept by this family: cannot happen, but rebuilt rather than wrong */
+			PathOf(c, &path);
+			rebuilt.push_back(path.substr(std::min<size_t>(prefix, path.size())));
+			return std::string_view(rebuilt.back());
+		};
+		family.clear();
+		rebuilt.clear();
+		rebuilt.reserve(static_cast<size_t>(last - first));
+		for (auto c = first; c != last; ++c)
+			family.emplace_back(tail(*c), *c);
+		std::sort(family.begin(), family.end(), [&](const auto &a, const auto &b) {
+			return PathLess(collation, a.first, rows_[a.second].id, b.first, rows_[b.second].id);
+		});
+		for (size_t k = 0; k < family.size(); k++)
+			first[static_cast<ptrdiff_t>(k)] = family[k].second;
+	}
+	{
+		const std::vector<std::string_view> paths = whole_paths(roots);
+		std::sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) {
+			return PathLess(collation, paths[a], rows_[a].id, paths[b], rows_[b].id);
+		});
+	}
+
+	/* The walk: each org unit, then its children's subtrees in order. */
+	std::vector<uint32_t> order;
+	order.reserve(n);
+	std::vector<bool> reached(n, false);
+	std::vector<uint32_t> stack(roots.rbegin(), roots.rend());
+	while (!stack.empty()) {
+		const uint32_t node = stack.back();
+		stack.pop_back();
+		order.push_back(node);
+		reached[node] = true;
+		for (uint32_t c = family_start[node + 1]; c > family_start[node]; c--)
+			stack.push_back(children[c - 1]);
+	}
+	/* A parent cycle has no root: its org units follow, sorted (the caller's check decides). */
+	if (order.size() + without_path.size() < n) {
+		std::vector<uint32_t> unreached;
+		for (uint32_t i = 0; i < n; i++)
+			if (HasPath(i) && !reached[i])
+				unreached.push_back(i);
+		const std::vector<std::string_view> paths = whole_paths(unreached);
+		std::sort(unreached.begin(), unreached.end(), [&](uint32_t a, uint32_t b) {
+			return PathLess(collation, paths[a], rows_[a].id, paths[b], rows_[b].id);
+		});
+		order.insert(order.end(), unreached.begin(), unreached.end());
+	}
+	std::sort(without_path.begin(), without_path.end(),
+	          [&](uint32_t a, uint32_t b) { return rows_[a].id < rows_[b].id; });
+	order.insert(order.end(), without_path.begin(), without_path.end());
+	return order;
+}
+
+void
+PathOrder::Release() noexcept
+{
+	std::vector<Row>().swap(rows_);
+	std::string().swap(texts_);
+	std::vector<uint32_t>().swap(slots_);
+	indexed_ = 0;
+	overflowed_ = false;
+}
+
+} // namespace datavalue_export::core
