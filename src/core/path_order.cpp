@@ -51,6 +51,17 @@ PathLess(PathCollation collation, std::string_view a, int64_t a_id, std::string_
 
 namespace {
 
+constexpr size_t kTextPerRow = 20; /* what a path adds to its parent's (a uid and '/'), and the paths kept whole */
+
+size_t
+SlotsFor(size_t rows)
+{
+	size_t slots = 16;
+	while (slots < rows * 2)
+		slots *= 2;
+	return slots;
+}
+
 size_t
 SlotOf(int64_t id, size_t mask)
 {
@@ -62,6 +73,10 @@ SlotOf(int64_t id, size_t mask)
 uint32_t
 PathOrder::Find(int64_t id) const noexcept
 {
+	if (dense_) {
+		const uint64_t offset = static_cast<uint64_t>(id) - static_cast<uint64_t>(dense_min_);
+		return offset < slots_.size() ? slots_[offset] : kNotFound;
+	}
 	if (slots_.empty())
 		return kNotFound;
 	const size_t mask = slots_.size() - 1;
@@ -72,19 +87,34 @@ PathOrder::Find(int64_t id) const noexcept
 	}
 }
 
+/* A hash table of slots (a power of two) holding every row indexed so far, up to row. */
+void
+PathOrder::Rehash(size_t slots)
+{
+	const uint32_t rows = static_cast<uint32_t>(rows_.size());
+	dense_ = false;
+	slots_.assign(slots, kNotFound);
+	indexed_ = 0;
+	for (uint32_t r = 0; r + 1 < rows; r++)
+		if (HasPath(r))
+			Index(r);
+}
+
 void
 PathOrder::Index(uint32_t row)
 {
-	if ((indexed_ + 1) * 2 > slots_.size()) {
-		/* Grow to at most half full, and put every indexed row back. */
-		slots_.assign(std::max<size_t>(16, slots_.size() * 2), kNotFound);
-		indexed_ = 0;
-		for (uint32_t r = 0; r < row; r++)
-			if (HasPath(r))
-				Index(r);
-	}
-	const size_t mask = slots_.size() - 1;
 	const int64_t id = rows_[row].id;
+	if (dense_) {
+		const uint64_t offset = static_cast<uint64_t>(id) - static_cast<uint64_t>(dense_min_);
+		if (offset < slots_.size()) {
+			slots_[offset] = row; /* the same id again: the last one is its row */
+			return;
+		}
+		Rehash(SlotsFor(rows_.capacity()));
+	}
+	if ((indexed_ + 1) * 2 > slots_.size())
+		Rehash(std::max<size_t>(16, slots_.size() * 2)); /* at most half full */
+	const size_t mask = slots_.size() - 1;
 	for (size_t i = SlotOf(id, mask);; i = (i + 1) & mask) {
 		if (slots_[i] == kNotFound) {
 			slots_[i] = row;
@@ -92,7 +122,7 @@ PathOrder::Index(uint32_t row)
 			return;
 		}
 		if (rows_[slots_[i]].id == id) {
-			slots_[i] = row; /* the same id again: the last one is its row */
+			slots_[i] = row;
 			return;
 		}
 	}
@@ -138,21 +168,6 @@ PathOrder::AppendText(std::string_view text, uint32_t *offset)
 	return true;
 }
 
-namespace {
-
-constexpr size_t kTextPerRow = 20; /* what a path adds to its parent's (a uid and '/'), and the paths kept whole */
-
-size_t
-SlotsFor(size_t rows)
-{
-	size_t slots = 16;
-	while (slots < rows * 2)
-		slots *= 2;
-	return slots;
-}
-
-} // namespace
-
 size_t
 PathOrder::BytesFor(size_t rows) noexcept
 {
@@ -160,16 +175,21 @@ PathOrder::BytesFor(size_t rows) noexcept
 }
 
 void
-PathOrder::Reserve(size_t rows)
+PathOrder::Reserve(size_t rows, int64_t min_id, int64_t max_id)
 {
 	rows += rows / 16 + 16;
-	const size_t slots = SlotsFor(rows);
-	if (BytesFor(rows) > limit_)
+	if (BytesFor(rows) > limit_ || !rows_.empty())
 		return;
 	rows_.reserve(rows);
 	texts_.reserve(rows * kTextPerRow);
-	if (slots > slots_.size() && rows_.empty())
-		slots_.assign(slots, kNotFound);
+	const uint64_t range = static_cast<uint64_t>(max_id) - static_cast<uint64_t>(min_id) + 1;
+	if (max_id >= min_id && range <= rows * 4) {
+		dense_ = true;
+		dense_min_ = min_id;
+		slots_.assign(range, kNotFound);
+	} else {
+		slots_.assign(SlotsFor(rows), kNotFound);
+	}
 }
 
 bool
@@ -346,6 +366,7 @@ PathOrder::Release() noexcept
 	std::string().swap(texts_);
 	std::vector<uint32_t>().swap(slots_);
 	indexed_ = 0;
+	dense_ = false;
 	overflowed_ = false;
 }
 

@@ -57,9 +57,13 @@ class PathOrder {
 
 	/*
 	 * Room for about rows org units (a planner's estimate: a sixteenth more is kept), since
-	 * growing the lists copies them and may double them.
+	 * growing the lists copies them and may double them. When their ids are known to lie in
+	 * [min_id, max_id] and that range is at most four per org unit, an id indexes an array
+	 * instead of a hash table: DHIS2's ids come from one sequence, so a country's org units are
+	 * nearly consecutive, and a lookup is one load near the last one. An id outside the range
+	 * turns the array back into a hash table.
 	 */
-	void Reserve(size_t rows);
+	void Reserve(size_t rows, int64_t min_id = 0, int64_t max_id = -1);
 	/* The bytes rows org units of a consistent hierarchy take, added parents first. */
 	static size_t BytesFor(size_t rows) noexcept;
 
@@ -124,12 +128,16 @@ class PathOrder {
 	/* The row of an org unit with a path, by id, or kNotFound. */
 	uint32_t Find(int64_t id) const noexcept;
 	void Index(uint32_t row);
+	void Rehash(size_t slots);
 
 	size_t limit_;
 	bool overflowed_ = false;
 	std::vector<Row> rows_;
-	std::string texts_;           /* every row's bytes, back to back */
-	std::vector<uint32_t> slots_; /* open addressing: the rows with a path by id (kNotFound: empty) */
+	std::string texts_; /* every row's bytes, back to back */
+	/* The rows with a path by id (kNotFound: none): open addressing, or by id - dense_min_. */
+	std::vector<uint32_t> slots_;
+	bool dense_ = false;
+	int64_t dense_min_ = 0;
 	size_t indexed_ = 0;
 };
 

@@ -582,8 +582,14 @@ LoadOrgUnitsInPathOrder(ExportState *state, StringInfo sql, QueryParams *params,
 	PathRanking ranking = PathRanking::kTooLarge;
 	size_t bytes = 0;
 	if (objects->empty() && rows >= 0 && core::PathOrder::BytesFor(static_cast<size_t>(rows)) <= budget) {
+		/* The ends of the ids (from the primary key), so that PathOrder can index them by an array. */
+		RunMetadataQuery(psprintf("SELECT pg_catalog.min(t.organisationunitid)::pg_catalog.int8, "
+		                          "pg_catalog.max(t.organisationunitid)::pg_catalog.int8 FROM %s t",
+		                          Table(state, "organisationunit")),
+		                 0, nullptr, nullptr);
+		const int64 min_id = GetInt64(SPI_tuptable->vals[0], 1), max_id = GetInt64(SPI_tuptable->vals[0], 2);
 		Oid collation = InvalidOid;
-		DVE_CORE(*paths = core::PathOrder(budget); paths->Reserve(static_cast<size_t>(rows)));
+		DVE_CORE(*paths = core::PathOrder(budget); paths->Reserve(static_cast<size_t>(rows), min_id, max_id));
 		LoadIdentifiers(sql->data, params->nargs, params->types, params->values, objects, paths, &collation);
 		bytes = paths->MemoryBytes();
 		if (paths->overflowed())

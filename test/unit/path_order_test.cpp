@@ -230,6 +230,33 @@ TEST(PathOrderTest, KeepsADeepCountryInAFractionOfItsPaths)
 	EXPECT_EQ(order.Propose(PathCollation::kBytes), Sorted(country, PathCollation::kBytes));
 }
 
+TEST(PathOrderTest, IdsFoundThroughAnArrayOrAHashTable)
+{
+	/* RandomHierarchy's ids are 1000 .. 1000 + n - 1, shuffled. */
+	const size_t n = 3000;
+	const std::vector<OrgUnit> units = RandomHierarchy(n, 9);
+	const std::vector<uint32_t> want = Sorted(units, PathCollation::kBytes);
+	const std::pair<int64_t, int64_t> ranges[] = {
+	    {1000, 1000 + n - 1}, /* the array */
+	    {900, 900 + 4 * n},   /* the array, with room */
+	    {1000, 1000 + n / 2}, /* the array, until an id beyond it turns it into a hash table */
+	    {0, 100 * n},         /* too wide: a hash table */
+	    {0, -1},              /* unknown: a hash table */
+	};
+	for (const auto &[low, high] : ranges) {
+		PathOrder order;
+		order.Reserve(n, low, high);
+		for (const OrgUnit &unit : units)
+			order.Add(unit.id, unit.parent, *unit.path);
+		EXPECT_EQ(order.Propose(PathCollation::kBytes), want) << low << ".." << high;
+		std::string path;
+		for (uint32_t i = 0; i < n; i += 97) {
+			order.PathOf(i, &path);
+			EXPECT_EQ(path, *units[i].path);
+		}
+	}
+}
+
 TEST(PathOrderTest, StopsCollectingPastItsLimit)
 {
 	const std::vector<OrgUnit> units = RandomHierarchy(1000, 4);
