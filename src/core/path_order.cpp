@@ -273,20 +273,19 @@ PathOrder::Propose(PathCollation collation) const
 	 * A path as a view: what a row keeps when that is its whole path, else rebuilt (a root or
 	 * cycle whose parent came after it keeps its path whole; this is for what cannot happen).
 	 */
-	std::vector<std::string> rebuilt;
-	const auto whole_paths = [&](const std::vector<uint32_t> &rows) {
+	const auto whole_paths = [&](const std::vector<uint32_t> &rows, std::vector<std::string> *rebuilt) {
 		size_t count = 0;
 		for (const uint32_t r : rows)
 			count += rows_[r].base != kWhole;
-		rebuilt.assign(count, std::string());
+		rebuilt->assign(count, std::string());
 		std::vector<std::string_view> views(n);
 		size_t k = 0;
 		for (const uint32_t r : rows) {
 			if (rows_[r].base == kWhole) {
 				views[r] = Text(r);
 			} else {
-				PathOf(r, &rebuilt[k]);
-				views[r] = rebuilt[k++];
+				PathOf(r, &(*rebuilt)[k]);
+				views[r] = (*rebuilt)[k++];
 			}
 		}
 		return views;
@@ -294,6 +293,7 @@ PathOrder::Propose(PathCollation collation) const
 
 	/* Siblings by what their paths add to their parent's (the parent's path is their common prefix). */
 	std::vector<std::pair<std::string_view, uint32_t>> family;
+	std::vector<std::string> tails;
 	for (uint32_t p = 0; p < n; p++) {
 		const auto first = children.begin() + family_start[p];
 		const auto last = children.begin() + family_start[p + 1];
@@ -307,12 +307,12 @@ PathOrder::Propose(PathCollation collation) const
 				return Text(c).substr(std::min<size_t>(prefix, rows_[c].path_length));
 			std::string path; /* not kept by this family: cannot happen, but rebuilt rather than wrong */
 			PathOf(c, &path);
-			rebuilt.push_back(path.substr(std::min<size_t>(prefix, path.size())));
-			return std::string_view(rebuilt.back());
+			tails.push_back(path.substr(std::min<size_t>(prefix, path.size())));
+			return std::string_view(tails.back());
 		};
 		family.clear();
-		rebuilt.clear();
-		rebuilt.reserve(static_cast<size_t>(last - first));
+		tails.clear();
+		tails.reserve(static_cast<size_t>(last - first)); /* so that no view into it moves */
 		for (auto c = first; c != last; ++c)
 			family.emplace_back(tail(*c), *c);
 		std::sort(family.begin(), family.end(), [&](const auto &a, const auto &b) {
@@ -321,25 +321,47 @@ PathOrder::Propose(PathCollation collation) const
 		for (size_t k = 0; k < family.size(); k++)
 			first[static_cast<ptrdiff_t>(k)] = family[k].second;
 	}
-	{
-		const std::vector<std::string_view> paths = whole_paths(roots);
-		std::sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) {
-			return PathLess(collation, paths[a], rows_[a].id, paths[b], rows_[b].id);
-		});
-	}
+	std::vector<std::string> rebuilt_roots;
+	const std::vector<std::string_view> root_paths = whole_paths(roots, &rebuilt_roots);
+	std::sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) {
+		return PathLess(collation, root_paths[a], rows_[a].id, root_paths[b], rows_[b].id);
+	});
 
-	/* The walk: each org unit, then its children's subtrees in order. */
+	/*
+	 * The walk: each org unit, then its children's subtrees in order. With several roots it is
+	 * also a merge: a root whose parent was not selected may belong inside another root's
+	 * subtree (an export of few values selects a facility without its chiefdom, but with the
+	 * country), so before each org unit the next root goes first when it sorts before it.
+	 */
 	std::vector<uint32_t> order;
 	order.reserve(n);
 	std::vector<bool> reached(n, false);
-	std::vector<uint32_t> stack(roots.rbegin(), roots.rend());
-	while (!stack.empty()) {
-		const uint32_t node = stack.back();
-		stack.pop_back();
-		order.push_back(node);
-		reached[node] = true;
-		for (uint32_t c = family_start[node + 1]; c > family_start[node]; c--)
-			stack.push_back(children[c - 1]);
+	std::vector<uint32_t> stack;
+	std::string path;         /* the path of the org unit on top of the stack, once rebuilt */
+	uint32_t path_of = kNone; /* whose */
+	size_t next_root = 0;
+	while (next_root < roots.size()) {
+		stack.push_back(roots[next_root++]);
+		while (!stack.empty()) {
+			const uint32_t node = stack.back();
+			if (next_root < roots.size()) {
+				if (path_of != node) {
+					PathOf(node, &path);
+					path_of = node;
+				}
+				const uint32_t root = roots[next_root];
+				if (PathLess(collation, root_paths[root], rows_[root].id, path, rows_[node].id)) {
+					stack.push_back(root);
+					next_root++;
+					continue;
+				}
+			}
+			stack.pop_back();
+			order.push_back(node);
+			reached[node] = true;
+			for (uint32_t c = family_start[node + 1]; c > family_start[node]; c--)
+				stack.push_back(children[c - 1]);
+		}
 	}
 	/* A parent cycle has no root: its org units follow, sorted (the caller's check decides). */
 	if (order.size() + without_path.size() < n) {
@@ -347,7 +369,8 @@ PathOrder::Propose(PathCollation collation) const
 		for (uint32_t i = 0; i < n; i++)
 			if (HasPath(i) && !reached[i])
 				unreached.push_back(i);
-		const std::vector<std::string_view> paths = whole_paths(unreached);
+		std::vector<std::string> rebuilt;
+		const std::vector<std::string_view> paths = whole_paths(unreached, &rebuilt);
 		std::sort(unreached.begin(), unreached.end(), [&](uint32_t a, uint32_t b) {
 			return PathLess(collation, paths[a], rows_[a].id, paths[b], rows_[b].id);
 		});

@@ -177,3 +177,43 @@ def test_paths_over_the_memory_setting_are_ranked_in_sql_to_the_same_bytes(colla
             cur.execute("RESET datavalue_export.sort_run_memory")
     assert small_ranked == TOO_LARGE
     assert small_doc == doc
+
+
+def test_an_export_of_few_values_ranks_its_org_units_from_their_tree(collated, demo_request):
+    """An incremental export selects only the org units its values use. Here the country, the district
+    that has values, two of its chiefdoms, and a facility of another of its chiefdoms that sorts between
+    those two: the facility is a root of its own (its chiefdom is not selected) inside the country's
+    subtree, and the walk must merge it there."""
+    dve.refresh_estimates(collated)
+    with dve.rolled_back(collated), collated.cursor() as cur:
+        cur.execute("""
+            WITH used AS (SELECT DISTINCT ou.organisationunitid AS id, ou.parentid, ou.path, ou.hierarchylevel AS level
+                          FROM datavalue dv JOIN period pe USING (periodid)
+                          JOIN organisationunit ou ON ou.organisationunitid = dv.sourceid
+                          WHERE NOT dv.deleted AND pe.startdate >= %(start)s AND pe.enddate <= %(end)s),
+            district AS (SELECT * FROM used WHERE level = 2 ORDER BY path LIMIT 1),
+            chiefdoms AS (SELECT c.* FROM used c, district d WHERE c.parentid = d.id ORDER BY c.path LIMIT 2)
+            SELECT (SELECT id FROM used WHERE level = 1), (SELECT id FROM district),
+                   (SELECT min(id) FROM chiefdoms), (SELECT max(id) FROM chiefdoms),
+                   (SELECT f.id FROM used f, district d WHERE f.level = 4 AND f.path LIKE d.path || '/%%'
+                      AND f.path > (SELECT min(path) FROM chiefdoms) AND f.path < (SELECT max(path) FROM chiefdoms)
+                      AND NOT EXISTS (SELECT 1 FROM chiefdoms c WHERE f.path LIKE c.path || '/%%')
+                    ORDER BY f.path LIMIT 1)""", dict(start=dve.DEMO_START, end=dve.DEMO_END))
+        chosen = cur.fetchone()
+        assert None not in chosen and len(set(chosen)) == 5
+        cur.execute("UPDATE datavalue SET lastupdated = '2099-01-01' WHERE sourceid = ANY(%s)", (list(chosen),))
+        got, ranked, _ = exported(collated, demo_request, order="OU,PE", last_updated="2099-01-01")
+        notices = list(collated.notices)
+        where = dve.standard_where(start=True, root=True) + ["dv.lastupdated >= '2099-01-01'"]
+        want = reference(collated, demo_request, where)
+        uids = chosen_uids(collated, chosen)
+    assert any("only the org units of the values are loaded" in n for n in notices)
+    assert {v[2] for v in want} == set(uids)
+    assert ranked == FROM_TREE
+    assert got == want
+
+
+def chosen_uids(conn, ids):
+    with conn.cursor() as cur:
+        cur.execute("SELECT uid FROM organisationunit WHERE organisationunitid = ANY(%s)", (list(ids),))
+        return [r[0] for r in cur.fetchall()]

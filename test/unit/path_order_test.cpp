@@ -257,6 +257,27 @@ TEST(PathOrderTest, IdsFoundThroughAnArrayOrAHashTable)
 	}
 }
 
+TEST(PathOrderTest, RootsInsideAnotherRootsSubtreeAreMergedIntoIt)
+{
+	/*
+	 * An export of few values selects the org units that have values: the country and some
+	 * districts and facilities, not every chiefdom between them. A facility whose chiefdom is
+	 * missing is a root of its own, yet its path sorts inside the country's subtree.
+	 */
+	const std::vector<OrgUnit> country = BinaryCountry(10);
+	std::mt19937 random(3);
+	for (const int keep_in_8 : {1, 4, 7}) {
+		std::vector<OrgUnit> selected = {country[0]};
+		for (size_t i = 1; i < country.size(); i++)
+			if (static_cast<int>(random() % 8) < keep_in_8)
+				selected.push_back(country[i]);
+		std::shuffle(selected.begin(), selected.end(), random);
+		const PathOrder order = Collect(selected);
+		for (const PathCollation collation : {PathCollation::kBytes, PathCollation::kCaseFolded})
+			EXPECT_EQ(order.Propose(collation), Sorted(selected, collation)) << keep_in_8;
+	}
+}
+
 TEST(PathOrderTest, StopsCollectingPastItsLimit)
 {
 	const std::vector<OrgUnit> units = RandomHierarchy(1000, 4);
