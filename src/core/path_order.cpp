@@ -156,6 +156,19 @@ PathOrder::PathOf(uint32_t row, std::string *path) const
 	}
 }
 
+void
+PathOrder::PathOf(uint32_t row, std::string *path, uint32_t previous, std::string_view previous_path) const
+{
+	const uint32_t base = rows_[row].base;
+	if (base == kWhole || (base != previous && base != rows_[previous].base)) {
+		PathOf(row, path);
+		return;
+	}
+	/* previous's path begins with base's: previous is base, or adds to it. */
+	path->assign(previous_path.substr(0, rows_[base].path_length));
+	path->append(Text(row));
+}
+
 bool
 PathOrder::AppendText(std::string_view text, uint32_t *offset)
 {

@@ -77,6 +77,12 @@ class PathOrder {
 	bool HasPath(uint32_t row) const noexcept { return rows_[row].path_length != kNoPath; }
 	/* The path of row (HasPath), rebuilt into *path. */
 	void PathOf(uint32_t row, std::string *path) const;
+	/*
+	 * The same, knowing the path of another row (previous, with a path): a row that adds to
+	 * previous's path or to its parent's (the next row of a walk, mostly) takes that prefix
+	 * instead of following its parents.
+	 */
+	void PathOf(uint32_t row, std::string *path, uint32_t previous, std::string_view previous_path) const;
 
 	/*
 	 * The proposed order, as the rows' indices in the order they were added: the org units with

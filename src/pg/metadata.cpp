@@ -545,7 +545,7 @@ InPathOrder(MetadataScratch *scratch, Oid collation)
 				continue;
 			return false;
 		}
-		DVE_CORE(paths.PathOf(b, after));
+		DVE_CORE(paths.PathOf(b, after, a, *before));
 		const int c = varstr_cmp(before->data(), static_cast<int>(before->size()), after->data(),
 		                         static_cast<int>(after->size()), collation);
 		if (c > 0 || (c == 0 && paths.Id(a) >= paths.Id(b)))

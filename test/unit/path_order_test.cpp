@@ -214,6 +214,25 @@ TEST(PathOrderTest, RebuildsEveryPathExactly)
 	}
 }
 
+TEST(PathOrderTest, RebuildsAPathFromThePreviousOneOfAWalk)
+{
+	std::vector<OrgUnit> country = BinaryCountry(11);
+	country[100].path = "/Country0001/Elsewhere01"; /* kept whole */
+	std::shuffle(country.begin() + 1, country.end(), std::mt19937(8));
+	const PathOrder order = Collect(country);
+	const std::vector<uint32_t> walk = order.Propose(PathCollation::kBytes);
+	std::string previous, path;
+	order.PathOf(walk[0], &previous);
+	for (size_t k = 1; k < walk.size(); k++) {
+		order.PathOf(walk[k], &path, walk[k - 1], previous);
+		ASSERT_EQ(path, *country[walk[k]].path) << k;
+		/* and from rows that are not the previous one of the walk */
+		order.PathOf(walk[k], &path, walk[(k * 7) % walk.size()], *country[walk[(k * 7) % walk.size()]].path);
+		ASSERT_EQ(path, *country[walk[k]].path) << k;
+		previous = *country[walk[k]].path;
+	}
+}
+
 TEST(PathOrderTest, KeepsADeepCountryInAFractionOfItsPaths)
 {
 	/* 17 levels, as the probe database of bench/README: paths of 11 to 203 bytes. */
