@@ -566,8 +566,8 @@ enum class PathRanking {
 /*
  * Load the org units of sql (alias t; id, identifier, uid, then PathColumnsSql's) in the order of
  * ORDER BY t.path, t.organisationunitid, into objects (empty). Sorting a country's paths in the
- * database took 0.35-0.95 s for 329k org units, by collation (bench/README "Org unit
- * subtrees"). Instead the paths are read unsorted and core::PathOrder proposes their order from
+ * database took 0.35-0.95 s for 329k org units, by collation (bench/README "Org units ranked
+ * from their tree"). Instead the paths are read unsorted and core::PathOrder proposes their order from
  * the tree (parent ids), which PostgreSQL's comparison then checks pair by pair; the query runs
  * again with its ORDER BY when the check fails, or when the paths would take more than
  * datavalue_export.sort_run_memory (the memory the export's sort takes later). May ereport.
