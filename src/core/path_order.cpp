@@ -283,8 +283,8 @@ PathOrder::Propose(PathCollation collation) const
 	}
 
 	/*
-	 * A path as a view: what a row keeps when that is its whole path, else rebuilt (a root or
-	 * cycle whose parent came after it keeps its path whole; this is for what cannot happen).
+	 * Whole paths as views: what a row keeps when that is its whole path, else rebuilt into
+	 * *rebuilt. A root always keeps its path whole; an org unit of a parent cycle may not.
 	 */
 	const auto whole_paths = [&](const std::vector<uint32_t> &rows, std::vector<std::string> *rebuilt) {
 		size_t count = 0;
@@ -304,9 +304,12 @@ PathOrder::Propose(PathCollation collation) const
 		return views;
 	};
 
-	/* Siblings by what their paths add to their parent's (the parent's path is their common prefix). */
+	/*
+	 * Siblings by what their paths add to their parent's (the parent's path is their common
+	 * prefix). A child keeps just that, or (its parent came after it, or its path does not
+	 * extend the parent's) its whole path.
+	 */
 	std::vector<std::pair<std::string_view, uint32_t>> family;
-	std::vector<std::string> tails;
 	for (uint32_t p = 0; p < n; p++) {
 		const auto first = children.begin() + family_start[p];
 		const auto last = children.begin() + family_start[p + 1];
@@ -314,18 +317,9 @@ PathOrder::Propose(PathCollation collation) const
 			continue;
 		const uint32_t prefix = rows_[p].path_length;
 		const auto tail = [&](uint32_t c) {
-			if (rows_[c].base == p)
-				return Text(c);
-			if (rows_[c].base == kWhole)
-				return Text(c).substr(std::min<size_t>(prefix, rows_[c].path_length));
-			std::string path; /* not kept by this family: cannot happen, but rebuilt rather than wrong */
-			PathOf(c, &path);
-			tails.push_back(path.substr(std::min<size_t>(prefix, path.size())));
-			return std::string_view(tails.back());
+			return rows_[c].base == p ? Text(c) : Text(c).substr(std::min<size_t>(prefix, rows_[c].path_length));
 		};
 		family.clear();
-		tails.clear();
-		tails.reserve(static_cast<size_t>(last - first)); /* so that no view into it moves */
 		for (auto c = first; c != last; ++c)
 			family.emplace_back(tail(*c), *c);
 		std::sort(family.begin(), family.end(), [&](const auto &a, const auto &b) {

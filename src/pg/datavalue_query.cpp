@@ -521,7 +521,6 @@ PlanStagedFilter(ExportState *state, core::StagedFilter *filter)
 struct PlanSummary {
 	bool whole_table; /* its plan is a sequential scan */
 	double rows;      /* the rows it estimates the query returns */
-	int width;        /* the bytes it estimates a row takes */
 };
 
 /*
@@ -537,12 +536,11 @@ PlanWithoutRunning(const char *sql, const QueryParams *params)
 	options.cursorOptions = CURSOR_OPT_NO_SCROLL;
 	options.read_only = true;
 	Portal portal = SPI_cursor_parse_open(nullptr, sql, &options);
-	PlanSummary summary{false, -1, 0};
+	PlanSummary summary{false, -1};
 	if (list_length(portal->stmts) == 1) {
 		const PlannedStmt *stmt = linitial_node(PlannedStmt, portal->stmts);
 		summary.whole_table = IsA(stmt->planTree, SeqScan);
 		summary.rows = stmt->planTree->plan_rows;
-		summary.width = stmt->planTree->plan_width;
 	}
 	SPI_cursor_close(portal);
 	return summary;
@@ -734,16 +732,19 @@ AppendDataValueFilters(ExportSession *session, StringInfo sql, QueryParams *para
  * it was. The filters set so far are some of the data value query's, so the values they pass
  * include every value that query reads, and every query of an export reads one snapshot: that
  * query cannot find a value whose object this left out. what names the objects in the DEBUG1
- * message. Off with datavalue_export.metadata_in_use. May ereport.
+ * message. Off with datavalue_export.metadata_in_use. When it planned selection_sql and left it
+ * as it was, *selected (if given) is the planner's estimate of its rows, else -1. May ereport.
  */
 bool
 RestrictToObjectsInUse(ExportSession *session, StringInfo selection_sql, QueryParams *params, const char *what,
                        const char *connector, const char *id_column, const char *value_ids,
-                       const std::vector<int64_t> *named)
+                       const std::vector<int64_t> *named, double *selected)
 {
 	constexpr double kFewValuesShare = 4;
 	ExportState *state = session->state;
 	const int selection_args = params->nargs;
+	if (selected != nullptr)
+		*selected = -1;
 	StringInfoData values_sql;
 	initStringInfo(&values_sql);
 	appendStringInfo(&values_sql, "SELECT %s FROM %s dv", value_ids, Table(state, "datavalue"));
@@ -762,6 +763,8 @@ RestrictToObjectsInUse(ExportSession *session, StringInfo selection_sql, QueryPa
 		const double values = PlanWithoutRunning(values_sql.data, params).rows;
 		const double objects = PlanWithoutRunning(selection_sql->data, params).rows;
 		only_in_use = values >= 0 && values * kFewValuesShare < objects;
+		if (selected != nullptr && !only_in_use)
+			*selected = objects;
 		elog(DEBUG1, "datavalue_export: about %.0f values%s for about %.0f %s: %s %s %s", values,
 		     long_list ? psprintf(" (of %zu org units estimated at once)", org_units) : "", objects, what,
 		     only_in_use ? "only the" : "every one of the", what,
@@ -780,12 +783,11 @@ RestrictToObjectsInUse(ExportSession *session, StringInfo selection_sql, QueryPa
 	return only_in_use;
 }
 
-/* The planner's estimate of sql's result. May ereport. */
-ResultEstimate
-EstimateResult(const char *sql, const QueryParams *params)
+/* The planner's estimate of the rows sql returns, or -1. May ereport. */
+double
+EstimatedRows(const char *sql, const QueryParams *params)
 {
-	const PlanSummary plan = PlanWithoutRunning(sql, params);
-	return ResultEstimate{plan.rows, static_cast<double>(plan.width)};
+	return PlanWithoutRunning(sql, params).rows;
 }
 
 bool

@@ -325,13 +325,9 @@ void ResolveLastUpdatedCutoff(ExportState *state);
 int AddParam(QueryParams *params, Oid type, Datum value);
 bool RestrictToObjectsInUse(ExportSession *session, StringInfo selection_sql, QueryParams *params, const char *what,
                             const char *connector, const char *id_column, const char *value_ids,
-                            const std::vector<int64_t> *named = nullptr);
+                            const std::vector<int64_t> *named = nullptr, double *selected = nullptr);
 bool NothingCanMatch(const ExportState *state);
-struct ResultEstimate {
-	double rows;  /* -1 when unknown */
-	double width; /* bytes a row takes */
-};
-ResultEstimate EstimateResult(const char *sql, const QueryParams *params);
+double EstimatedRows(const char *sql, const QueryParams *params);
 void ProfileDataValues(ExportSession *session);
 void RefuseUnusablePeriods(ExportSession *session);
 void StreamDataValues(ExportSession *session);

@@ -570,15 +570,18 @@ enum class PathRanking {
  * from their tree"). Instead the paths are read unsorted and core::PathOrder proposes their order from
  * the tree (parent ids), which PostgreSQL's comparison then checks pair by pair; the query runs
  * again with its ORDER BY when the check fails, or when the paths would take more than
- * datavalue_export.sort_run_memory (the memory the export's sort takes later). May ereport.
+ * datavalue_export.sort_run_memory (the memory the export's sort takes later). selected is the
+ * planner's estimate of the org units, when RestrictToObjectsInUse made one for this query, else
+ * -1. May ereport.
  */
 void
-LoadOrgUnitsInPathOrder(ExportState *state, StringInfo sql, QueryParams *params, core::IdentifierList *objects)
+LoadOrgUnitsInPathOrder(ExportState *state, StringInfo sql, QueryParams *params, core::IdentifierList *objects,
+                        double selected)
 {
 	MetadataScratch *scratch = &state->scratch;
 	core::PathOrder *paths = &scratch->org_unit_paths;
 	const size_t budget = static_cast<size_t>(sort_run_memory_kb) * 1024;
-	const double rows = EstimateResult(sql->data, params).rows;
+	const double rows = selected >= 0 ? selected : EstimatedRows(sql->data, params);
 	PathRanking ranking = PathRanking::kTooLarge;
 	size_t bytes = 0;
 	if (objects->empty() && rows >= 0 && core::PathOrder::BytesFor(static_cast<size_t>(rows)) <= budget) {
@@ -698,7 +701,9 @@ LoadOrgUnitSelection(ExportSession *session)
 		appendStringInfo(&sql, " AND t.hierarchylevel " OP("=") " %d", *request.level);
 	/* No org unit filter until the selection is loaded. */
 	state->filters.all_org_units = true;
-	RestrictToObjectsInUse(session, &sql, &params, "org units", "AND", "organisationunitid", "dv.sourceid");
+	double selected = -1;
+	RestrictToObjectsInUse(session, &sql, &params, "org units", "AND", "organisationunitid", "dv.sourceid", nullptr,
+	                       &selected);
 	/*
 	 * Registration order is sort rank (row_sorter.hpp): DHIS2's OU order is by path. An unordered
 	 * export ranks nothing, and sorting a country's paths (long, sharing their first levels,
@@ -709,7 +714,7 @@ LoadOrgUnitSelection(ExportSession *session)
 	if (plan.unordered)
 		LoadIdentifiers(sql.data, params.nargs, params.types, params.values, objects);
 	else
-		LoadOrgUnitsInPathOrder(state, &sql, &params, objects);
+		LoadOrgUnitsInPathOrder(state, &sql, &params, objects, selected);
 	pfree(sql.data);
 	std::vector<int64_t> *ids = &state->filters.org_unit_ids;
 	DVE_CORE(ids->reserve(objects->size()); IdsOf(*objects, ids));
