@@ -23,7 +23,8 @@ machine's speed drifts by a third over minutes, and a ratio within one round dri
 
 A build given as LIBRARY::SQL runs that statement first in its sessions (after --set): one library
 under two settings is an A/B of the setting, with the same restarts and alternation as two builds.
---start and --end narrow the request's period range (a filtered export).
+--start and --end narrow the request's period range (a filtered export), --org-unit exports another org unit's
+subtree, and --param adds a named parameter (e.g. --param org_unit_id_scheme=name).
 --psql-to FILE exports with `psql \\copy` to FILE (one psql per export, as bench/run.sh runs them) instead of
 psycopg2 discarding, and reports psql's CPU time instead of the backend's.
 
@@ -62,23 +63,31 @@ def cpu_ms(pid):
     return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf("SC_CLK_TCK")
 
 
-def export_sql(cur, start, end, order):
+def export_sql(cur, request):
+    """The COPY of the export the arguments describe (--start, --end, --order, --org-unit, --param)."""
     cur.execute("SELECT '{' || string_agg(uid, ',') || '}' FROM dataset")
     data_sets = cur.fetchone()[0]
+    org_unit = "ARRAY[%s]" % (cur.mogrify("%s", (request.org_unit,)).decode() if request.org_unit else
+                              "(SELECT uid FROM organisationunit WHERE parentid IS NULL ORDER BY uid LIMIT 1)")
+    extra = ""
+    for param in request.param:
+        name, _, value = param.partition("=")
+        if not name.isidentifier():
+            raise SystemExit("--param %r: expected NAME=VALUE" % param)
+        extra += cur.mogrify(", %s => %%s" % name, (value,)).decode()
     return cur.mogrify(
         "COPY (SELECT export_datavalues_json(data_set => %s, start_date => %s::date, "
-        "end_date => %s::date, org_unit => ARRAY[(SELECT uid FROM organisationunit "
-        "WHERE parentid IS NULL ORDER BY uid LIMIT 1)], children => true, \"order\" => %s)) TO STDOUT",
-        (data_sets, start, end, order)).decode()
+        "end_date => %s::date, org_unit => " + org_unit + ", children => true, \"order\" => %s" + extra.replace("%", "%%")
+        + ")) TO STDOUT", (data_sets, request.start, request.end, request.order)).decode()
 
 
-def measure_psql(dbname, per, settings, start, end, order, out):
+def measure_psql(dbname, per, settings, request, out):
     """psql \\copy to the file OUT, one psql (and one backend) per export, as bench/run.sh runs it.
 
     The second number of each sample is psql's CPU time (user + system), not the backend's: the backend
     is gone before it could be read."""
     conn = psycopg2.connect(dbname=dbname)
-    copy = export_sql(conn.cursor(), start, end, order)
+    copy = export_sql(conn.cursor(), request)
     conn.close()
     script = "".join(s + ";\n" for s in settings if s) + "\\copy (" + copy[len("COPY ("):-len(" TO STDOUT")] \
         + " TO '" + out + "'\n"
@@ -96,7 +105,7 @@ def measure_psql(dbname, per, settings, start, end, order, out):
     return samples
 
 
-def measure(dbname, per, settings, start, end, order):
+def measure(dbname, per, settings, request):
     conn = psycopg2.connect(dbname=dbname)
     conn.autocommit = True
     cur = conn.cursor()
@@ -105,7 +114,7 @@ def measure(dbname, per, settings, start, end, order):
     for setting in settings:
         if setting:
             cur.execute(setting)
-    copy = export_sql(cur, start, end, order)
+    copy = export_sql(cur, request)
     samples = []
     with open(os.devnull, "w") as sink:
         cur.copy_expert(copy, sink)  # untimed: caches and the first plan
@@ -126,6 +135,9 @@ def main():
     parser.add_argument("--start", default="2009-12-28", help="the request's start date (default: every period)")
     parser.add_argument("--end", default="2027-01-10", help="the request's end date")
     parser.add_argument("--order", help="the export's order parameter, e.g. none (default: DHIS2's order)")
+    parser.add_argument("--org-unit", metavar="UID", help="the org unit exported with its children (default: the root)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="another named parameter of the export, e.g. org_unit_id_scheme=name (repeatable)")
     parser.add_argument("--psql-to", metavar="FILE",
                         help="export with psql \\copy to FILE (e.g. in /dev/shm), one psql per export, as bench/run.sh"
                         " does; the CPU column is then psql's (default: psycopg2 reads and discards)")
@@ -149,11 +161,9 @@ def main():
                 install(library, target)
                 restart()
                 if args.psql_to:
-                    samples = measure_psql(args.dbname, args.per, [args.setting, setting], args.start, args.end,
-                                           args.order, args.psql_to)
+                    samples = measure_psql(args.dbname, args.per, [args.setting, setting], args, args.psql_to)
                 else:
-                    samples = measure(args.dbname, args.per, [args.setting, setting], args.start, args.end,
-                                      args.order)
+                    samples = measure(args.dbname, args.per, [args.setting, setting], args)
                 results[lib] += samples
                 walls[lib] = statistics.median(w for w, _ in samples)
             rounds.append(walls)
