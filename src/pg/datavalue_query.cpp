@@ -838,13 +838,71 @@ RefuseUnusablePeriods(ExportSession *session)
 			                errhint("Correct the period row; values in other periods can be exported meanwhile.")));
 }
 
+namespace {
+
+/*
+ * The hoisting of a 2.43 header under a non-UID scheme when every object has its identifier:
+ * whether the result is empty, the org unit all its values share, the AOC of a one-value result.
+ * The first two values answer most of it; only two values of one org unit, among others selected,
+ * call for a search for a value of another, which stops at the first it finds. (The aggregate pass
+ * read every value: about a quarter of a 1M unordered export's time.) May ereport.
+ */
+void
+DecideHeaderFromFirstValues(ExportSession *session)
+{
+	ExportState *state = session->state;
+	elog(DEBUG1, "datavalue_export: the first values decide the header");
+	QueryParams params;
+	params.nargs = 0;
+	StringInfoData sql;
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT dv.sourceid, dv.attributeoptioncomboid FROM %s dv", Table(state, "datavalue"));
+	const bool where =
+	    AppendDataValueFilters(session, &sql, &params, ElementFilterMayDecidePlan(state->filters), false);
+	const int filtered_length = sql.len;
+	appendStringInfoString(&sql, " LIMIT 2");
+	ExecuteInto(sql.data, MakeParamList(&params), nullptr, "first values query");
+
+	core::ResolvedMetadata &metadata = state->metadata;
+	const uint64 found = SPI_processed;
+	metadata.result_is_empty = found == 0;
+	if (found == 0)
+		return;
+	const int64 org_unit = GetInt64(SPI_tuptable->vals[0], 1);
+	if (found == 1) {
+		metadata.detected_org_unit_id = org_unit;
+		metadata.detected_attribute_option_combo_id = GetInt64(SPI_tuptable->vals[0], 2);
+		return;
+	}
+	if (GetInt64(SPI_tuptable->vals[1], 1) != org_unit)
+		return;
+	/* Values of one org unit selected need no search (PostgreSQL would read every value for it). */
+	const DataValueFilters &filters = state->filters;
+	if (!filters.all_org_units && filters.org_unit_ids.size() == 1) {
+		metadata.detected_org_unit_id = org_unit;
+		return;
+	}
+
+	sql.len = filtered_length;
+	sql.data[filtered_length] = '\0';
+	appendStringInfo(&sql, " %s dv.sourceid " OP("<>") " $%d LIMIT 1", where ? "AND" : "WHERE",
+	                 AddParam(&params, INT8OID, Int64GetDatum(org_unit)));
+	ExecuteInto(sql.data, MakeParamList(&params), nullptr, "other org unit query");
+	if (SPI_processed == 0)
+		metadata.detected_org_unit_id = org_unit;
+	pfree(sql.data);
+}
+
+} // namespace
+
 /*
  * DHIS2 2.43 with a non-UID output scheme looks at the whole result before writing: it refuses
  * objects without a value for the property (E8201-E8203), and hoists an org unit shared by all
  * values (and the AOC of a one-value result) into the header. One aggregate pass over the
  * filtered rows answers both; UID exports run it only when some object has a NULL uid, and exports
  * without a header (CSV, ADX) or ordered without a page (their sorted rows decide the header,
- * ordering.cpp BeginSortedDocument) only when some object lacks its identifier. May ereport.
+ * ordering.cpp BeginSortedDocument) only when some object lacks its identifier. When none does,
+ * an unordered export's first values decide the header (DecideHeaderFromFirstValues). May ereport.
  */
 void
 ProfileDataValues(ExportSession *session)
@@ -904,6 +962,11 @@ ProfileDataValues(ExportSession *session)
 			state->header_from_page = state->header_after_scan = true;
 		return;
 	}
+	state->header_from_page = page_decides_header; /* the unpaged set: decided here */
+	if (!any_undefined) {
+		DecideHeaderFromFirstValues(session);
+		return;
+	}
 	elog(DEBUG1, "datavalue_export: one pass over the values decides the header and checks their identifiers");
 
 	static const char *const kColumns[core::kIdKindCount] = {"dv.dataelementid", "dv.periodid", "dv.sourceid",
@@ -947,7 +1010,6 @@ ProfileDataValues(ExportSession *session)
 	const int64 max_ou = GetInt64(tuple, 3);
 	const int64 min_aoc = GetInt64(tuple, 4);
 
-	state->header_from_page = page_decides_header; /* the unpaged set: profiled here */
 	/* The hoisting DHIS2 does under non-UID schemes only (a UID export is here for NULL uids). */
 	if (any_non_uid) {
 		state->metadata.result_is_empty = count == 0;
