@@ -76,9 +76,9 @@ def export_sql(cur, request):
             raise SystemExit("--param %r: expected NAME=VALUE" % param)
         extra += cur.mogrify(", %s => %%s" % name, (value,)).decode()
     return cur.mogrify(
-        "COPY (SELECT export_datavalues_json(data_set => %s, start_date => %s::date, "
-        "end_date => %s::date, org_unit => " + org_unit + ", children => true, \"order\" => %s" + extra.replace("%", "%%")
-        + ")) TO STDOUT", (data_sets, request.start, request.end, request.order)).decode()
+        "COPY (SELECT export_datavalues_json(data_set => %s, start_date => %s::date, end_date => %s::date, "
+        "org_unit => " + org_unit + ", children => true, \"order\" => %s" + extra.replace("%", "%%") + ")) TO STDOUT",
+        (data_sets, request.start, request.end, request.order)).decode()
 
 
 def measure_psql(dbname, per, settings, request, out):
