@@ -239,7 +239,13 @@ StagedDecode
 DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_deleted, const char *record,
                   DataValueRow *row, const StagedFilter *filter)
 {
-	const StagedTuple tuple = ReadStagedTuple(record);
+	return DecodeTuple(layout, maps, skip_deleted, ReadStagedTuple(record), row, filter);
+}
+
+StagedDecode
+DecodeTuple(const TupleLayout &layout, const IdMap *maps, bool skip_deleted, const StagedTuple &tuple,
+            DataValueRow *row, const StagedFilter *filter)
+{
 	const uint8_t *bitmap = tuple.null_bitmap;
 	/*
 	 * The ids are the first attributes, the low bits of the bitmap's first byte. A NULL id cannot

@@ -128,7 +128,10 @@ enum class StagedDecode { kRow, kDeleted, kFiltered, kNoMetadata, kDeferred };
 StagedDecode DecodeStagedTuple(const TupleLayout &layout, const IdMap *maps, bool skip_deleted, const char *record,
                                DataValueRow *row, const StagedFilter *filter = nullptr);
 
-/* A staged record's parts, for src/pg to rebuild a tuple the stager could not decode. */
+/*
+ * A heap tuple's parts: a staged record's (ReadStagedTuple, for src/pg to rebuild a tuple the
+ * stager could not decode), or a tuple's in its buffer page (an unordered export's direct read).
+ */
 struct StagedTuple {
 	uint16_t attributes;
 	const uint8_t *null_bitmap; /* nullptr when no attribute is NULL */
@@ -137,6 +140,10 @@ struct StagedTuple {
 	uint32_t data_bytes;
 };
 StagedTuple ReadStagedTuple(const char *record) noexcept;
+
+/* DecodeStagedTuple of a tuple's parts wherever they are; texts point into tuple.data. Throws core::Error. */
+StagedDecode DecodeTuple(const TupleLayout &layout, const IdMap *maps, bool skip_deleted, const StagedTuple &tuple,
+                         DataValueRow *row, const StagedFilter *filter = nullptr);
 
 /* What the stager made of a chunk: its rows, encoded, and the records PostgreSQL must decode. */
 struct StagedRows {

@@ -434,6 +434,101 @@ FinishStaging(ExportSession *session)
 	ordering->staged_filter = core::StagedFilter{};
 }
 
+/* The layout of an unordered export's direct read, or false if the table's must go through the query. May throw. */
+bool
+MakeHeapLayout(Ordering *ordering, TupleDesc desc)
+{
+	auto layout = std::make_unique<core::TupleLayout>();
+	if (!PlanTupleLayout(desc, layout.get(), ordering->staged_attributes))
+		return false;
+	core::RecogniseDhis2Layout(*layout);
+	ordering->heap_layout = std::move(layout);
+	return true;
+}
+
+/*
+ * An unordered export's direct read of tuples of this descriptor: each decoded in its buffer page
+ * (DecodeHeapTuple); false if the table's layout cannot be read so. May ereport.
+ */
+bool
+StartDecoding(ExportSession *session, TupleDesc desc)
+{
+	Ordering *ordering = &session->state->ordering;
+	bool planned = false;
+	DVE_CORE(planned = MakeHeapLayout(ordering, desc));
+	if (!planned)
+		return false;
+	const MemoryContext previous = MemoryContextSwitchTo(session->context);
+	ordering->staged_desc = CreateTupleDescCopyConstr(desc); /* for AddHeapTuple, as StartStaging */
+	MemoryContextSwitchTo(previous);
+	return true;
+}
+
+/*
+ * One heap tuple of an unordered export's direct read into the document, decoded where it lies
+ * (its texts are written before the scan moves on); a tuple the decoder cannot read (a TOAST
+ * pointer, a compressed text, missing attributes) is decoded by PostgreSQL. Paged as
+ * AddRowFromDatums pages. False once the page is full. May ereport.
+ */
+bool
+DecodeHeapTuple(ExportSession *session, HeapTuple tuple)
+{
+	ExportState *state = session->state;
+	Ordering *ordering = &state->ordering;
+	const core::TupleLayout &layout = *ordering->heap_layout;
+	const HeapTupleHeader header = tuple->t_data;
+	const int attributes = HeapTupleHeaderGetNatts(header);
+	if (static_cast<size_t>(attributes) < layout.columns.size() || HeapTupleHasExternal(tuple)) {
+		AddHeapTuple(session, tuple);
+		return state->page_left != 0;
+	}
+	core::StagedTuple parts;
+	parts.attributes = static_cast<uint16_t>(attributes);
+	parts.null_bitmap = HeapTupleHasNulls(tuple) ? header->t_bits : nullptr;
+	parts.bitmap_bytes = HeapTupleHasNulls(tuple) ? static_cast<uint16_t>(BITMAPLEN(attributes)) : 0;
+	parts.data = reinterpret_cast<const char *>(header) + header->t_hoff;
+	parts.data_bytes = static_cast<uint32_t>(tuple->t_len - header->t_hoff);
+	const core::StagedFilter *filter = ordering->staged_filter.Any() ? &ordering->staged_filter : nullptr;
+	core::DataValueRow row;
+	core::StagedDecode decoded = core::StagedDecode::kRow;
+	DVE_CORE(decoded = core::DecodeTuple(layout, state->document.maps, ordering->filter_deleted, parts, &row, filter));
+	switch (decoded) {
+	case core::StagedDecode::kRow:
+		break;
+	case core::StagedDecode::kDeferred:
+		AddHeapTuple(session, tuple);
+		return state->page_left != 0;
+	case core::StagedDecode::kNoMetadata:
+		state->rows_without_metadata++;
+		return true;
+	case core::StagedDecode::kDeleted:
+	case core::StagedDecode::kFiltered:
+		return true;
+	}
+	if (state->page_skip > 0) {
+		state->page_skip--;
+		return true;
+	}
+	EmitRow(session, row);
+	if (state->page_left > 0)
+		state->page_left--;
+	return state->page_left != 0;
+}
+
+/* After an unordered export's direct read. May ereport. */
+void
+FinishDecoding(ExportSession *session)
+{
+	Ordering *ordering = &session->state->ordering;
+	DVE_CORE(ordering->heap_layout.reset());
+	if (ordering->staged_desc != nullptr) {
+		FreeTupleDesc(ordering->staged_desc);
+		ordering->staged_desc = nullptr;
+	}
+	ordering->filter_deleted = false;
+	ordering->staged_filter = core::StagedFilter{};
+}
+
 bool
 ReceiveSlot(TupleTableSlot *slot, DestReceiver *self)
 {
@@ -573,10 +668,11 @@ MayReadWholeHeap(Relation rel)
 }
 
 /*
- * An ordered export that reads every row of datavalue (its query has no WHERE clause, or one the
- * planner answers with a sequential scan): read them here, heap page by page (heap_getnext,
- * page-at-a-time visibility, the query's snapshot), each tuple straight to the stager, which
- * drops the rows outside Ordering::staged_filter's sets. Through the executor, the per-tuple work
+ * An export that reads every row of datavalue (its query has no WHERE clause, or one the planner
+ * answers with a sequential scan): read them here, heap page by page (heap_getnext, page-at-a-time
+ * visibility, the query's snapshot); an ordered export hands each tuple straight to the stager,
+ * an unordered one decodes it in its page and writes it (DecodeHeapTuple). Both drop the rows
+ * outside Ordering::staged_filter's sets. Through the executor, the per-tuple work
  * around the staging (the slot store and its buffer pin bookkeeping, the scan node, the filter,
  * the receiver call) was about a third of the backend's scan (bench/README, "Reading the heap
  * directly"). False, having read nothing, when the table must go through the query
@@ -591,7 +687,9 @@ ReadWholeHeap(ExportSession *session, uint64 *rows)
 	if (!OidIsValid(relid))
 		return false;
 	Relation rel = table_open(relid, AccessShareLock);
-	if (!MayReadWholeHeap(rel) || !StartStaging(session, RelationGetDescr(rel))) {
+	const bool staged = state->ordering.staging;
+	if (!MayReadWholeHeap(rel) ||
+	    !(staged ? StartStaging(session, RelationGetDescr(rel)) : StartDecoding(session, RelationGetDescr(rel)))) {
 		table_close(rel, AccessShareLock);
 		return false;
 	}
@@ -601,14 +699,20 @@ ReadWholeHeap(ExportSession *session, uint64 *rows)
 	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != nullptr) {
 		CHECK_FOR_INTERRUPTS();
 		count++;
-		if (!StageHeapTuple(session, tuple))
+		if (!staged) {
+			if (!DecodeHeapTuple(session, tuple))
+				break; /* the page is full */
+		} else if (!StageHeapTuple(session, tuple))
 			AddHeapTuple(session, tuple);
 	}
 	table_endscan(scan);
 	table_close(rel, AccessShareLock);
 	elog(DEBUG1,
-	     "datavalue_export: read the heap of datavalue directly: " UINT64_FORMAT " tuples, %d id kinds filtered here",
-	     count, static_cast<int>(state->ordering.staged_filter.Kinds()));
+	     "datavalue_export: read the heap of datavalue directly%s: " UINT64_FORMAT " tuples, %d id kinds filtered here",
+	     staged ? "" : ", each tuple decoded in its page", count,
+	     static_cast<int>(state->ordering.staged_filter.Kinds()));
+	if (!staged)
+		FinishDecoding(session);
 	*rows = count;
 	return true;
 }
@@ -1079,8 +1183,8 @@ BuildRowQuery(ExportSession *session, const std::vector<int64_t> *periods, bool 
  * rows. Where the plan decides, the query is planned first: a filter of every data element
  * (ElementFilterMayDecidePlan) is left out when that plan reads the whole table, a long org unit
  * list is then tested in the form the planner estimates at once (IdsAnySql: no 350 bytes and
- * a microsecond of planning per org unit), and an ordered export reads the heap itself. Unordered
- * exports page here too. Returns how many rows the query delivered. May ereport.
+ * a microsecond of planning per org unit), and an export that reads the whole table reads the heap
+ * itself (ReadWholeHeap). Unordered exports page here too. Returns how many rows the query delivered. May ereport.
  */
 uint64
 ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
@@ -1088,8 +1192,18 @@ ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
 	ExportState *state = session->state;
 	const DataValueFilters &filters = state->filters;
 	core::StagedFilter filter;
-	const bool may_read_heap =
-	    periods == nullptr && state->ordering.staging && direct_heap_scan && PlanStagedFilter(state, &filter);
+	/*
+	 * An unordered export may read the heap too, decoding each tuple where it lies: the executor's
+	 * per-tuple path and PostgreSQL's tuple decoding were about a third of its backend's time. Its
+	 * deleted rows are then dropped here, as an ordered export's are (the query is planned without
+	 * NOT dv.deleted, and gets it back if it runs after all).
+	 */
+	const bool unordered_read = periods == nullptr && state->plan.unordered && !state->ordering.grouping &&
+	                            !state->ordering.staging && direct_heap_scan;
+	if (unordered_read)
+		state->ordering.filter_deleted = !state->plan.request.include_deleted;
+	const bool may_read_heap = periods == nullptr && (state->ordering.staging || unordered_read) && direct_heap_scan &&
+	                           PlanStagedFilter(state, &filter);
 	const bool plan_with_elements = periods == nullptr && ElementFilterMayDecidePlan(filters);
 	const bool long_org_unit_list = !filters.all_org_units && IdsEstimatedAtOnce(filters.org_unit_ids.size());
 	const bool keep_elements = periods != nullptr || plan_with_elements;
@@ -1111,7 +1225,15 @@ ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
 			     "one by one",
 			     filters.org_unit_ids.size());
 	}
-	/* An ordered scan of the whole table, or one PostgreSQL would read whole anyway: read the heap directly. */
+	/*
+	 * An unordered page is counted here, not by LIMIT/OFFSET in the query: the query has no join,
+	 * so a value without metadata, which DHIS2's join leaves out, would take a place in the page.
+	 */
+	if (state->plan.unordered) {
+		state->page_skip = state->plan.request.offset ? *state->plan.request.offset : 0;
+		state->page_left = state->plan.request.limit ? *state->plan.request.limit : -1;
+	}
+	/* A scan of the whole table, or one PostgreSQL would read whole anyway: read the heap directly. */
 	if (may_read_heap && whole_table) {
 		uint64 rows_read;
 		state->ordering.staged_filter = filter;
@@ -1121,6 +1243,10 @@ ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
 		}
 		state->ordering.staged_filter = core::StagedFilter{};
 	}
+	/* The query runs after all: an unordered one gets its NOT dv.deleted back. */
+	const bool deleted_filter_back = unordered_read && state->ordering.filter_deleted;
+	if (unordered_read)
+		state->ordering.filter_deleted = false;
 	/*
 	 * The query that runs: without the element filter where the table is read whole, and through
 	 * an index with the plain list, which the planner can make an index condition.
@@ -1129,14 +1255,8 @@ ExecuteRowQuery(ExportSession *session, const std::vector<int64_t> *periods)
 		BuildRowQuery(session, periods, periods != nullptr, true, &sql, &params);
 	else if (!whole_table && long_org_unit_list)
 		BuildRowQuery(session, periods, keep_elements, false, &sql, &params);
-	/*
-	 * An unordered page is counted here, not by LIMIT/OFFSET in the query: the query has no join,
-	 * so a value without metadata, which DHIS2's join leaves out, would take a place in the page.
-	 */
-	if (state->plan.unordered) {
-		state->page_skip = state->plan.request.offset ? *state->plan.request.offset : 0;
-		state->page_left = state->plan.request.limit ? *state->plan.request.limit : -1;
-	}
+	else if (deleted_filter_back)
+		BuildRowQuery(session, periods, keep_elements, true, &sql, &params);
 
 	RowReceiver *receiver = static_cast<RowReceiver *>(palloc0(sizeof(RowReceiver)));
 	InitReceiver(&receiver->pub, ReceiveSlot, ReceiverStartup);

@@ -167,6 +167,8 @@ struct Ordering {
 	/* For tuples the stager hands back: the scan's descriptor, and each query column's attribute. */
 	TupleDesc staged_desc = nullptr;
 	int staged_attributes[core::kTupleFieldCount] = {0};
+	/* An unordered export's direct heap read decodes each tuple in its page by this layout. */
+	std::unique_ptr<core::TupleLayout> heap_layout;
 	std::unique_ptr<core::RunMerger> merger;
 	/* The final merge's rows rendered on a second core: the records queued, the text taken back. */
 	std::unique_ptr<core::RenderThread> renderer;

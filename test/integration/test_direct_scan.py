@@ -1,11 +1,13 @@
 """
 test/integration/test_direct_scan.py
-    An ordered export that reads all of datavalue (no filter, or filters PostgreSQL would answer
-    with a sequential scan) reads its heap pages directly, without the executor, and leaves its
-    id filters (data elements, periods, org units, option combos) to the stager (datavalue_export.direct_heap_scan,
-    src/pg/datavalue_query.cpp ReadWholeHeap). It must give the document the query gives, see what
-    the query's snapshot sees, and leave to the query every table it cannot read the same way: row
-    security, inheritance children, a role without SELECT on the whole table.
+    An export that reads all of datavalue (no filter, or filters PostgreSQL would answer with a
+    sequential scan) reads its heap pages directly, without the executor, and applies its id filters
+    (data elements, periods, org units, option combos) itself (datavalue_export.direct_heap_scan,
+    src/pg/datavalue_query.cpp ReadWholeHeap): an ordered export in its stager, an unordered one as
+    it decodes each tuple in its page. It must give the document the query gives, see what the
+    query's snapshot sees, and leave to the query every table it cannot read the same way: row
+    security, inheritance children, a role without SELECT on the whole table. Most tests run both
+    orders.
 
     Which path ran is seen in the export's DEBUG1 message about the direct read. Every change to
     the demo database happens in a transaction that is rolled back.
@@ -13,6 +15,7 @@ SPDX-License-Identifier: PostgreSQL
 """
 
 import csv
+import hashlib
 import io
 
 import psycopg2
@@ -22,6 +25,12 @@ import dve
 
 DIRECT_MARK = "read the heap of datavalue directly"
 ROLE = "dve_it_direct_scan"
+ORDERS = pytest.mark.parametrize("order", [None, "none"], ids=["ordered", "unordered"])
+
+
+def ordered(request, order):
+    """The request, unordered when order is "none"."""
+    return dict(request, order=order) if order else dict(request)
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +55,11 @@ def export(conn, fmt, direct, **params):
 @pytest.mark.parametrize("fmt,extra", [("json", {}), ("csv", {}), ("xml", {}), ("json", {"include_deleted": True}),
                                        ("json", {"limit": 200000, "offset": 7})],
                          ids=["json", "csv", "xml", "deleted", "page"])
-def test_a_whole_table_export_reads_the_heap_and_writes_what_the_query_gives(explained, whole_table, fmt, extra):
-    direct, direct_ran_query = export(explained, fmt, True, **whole_table, **extra)
-    query, query_ran = export(explained, fmt, False, **whole_table, **extra)
+@ORDERS
+def test_a_whole_table_export_reads_the_heap_and_writes_what_the_query_gives(explained, whole_table, fmt, extra,
+                                                                              order):
+    direct, direct_ran_query = export(explained, fmt, True, **ordered(whole_table, order), **extra)
+    query, query_ran = export(explained, fmt, False, **ordered(whole_table, order), **extra)
     assert query_ran, "auto_explain shows no datavalue query: the test cannot tell the paths apart"
     assert not direct_ran_query, "the whole-table export ran the datavalue query"
     assert len(direct) > 10000
@@ -84,12 +95,13 @@ def filtered_requests(conn243, all_data_sets):
 
 
 @pytest.mark.parametrize("name", BROAD + ("district",))
+@ORDERS
 def test_a_filtered_export_read_directly_writes_what_the_query_gives(explained, whole_table, filtered_requests,
-                                                                     name):
-    request = dict(whole_table, **filtered_requests[name])
+                                                                     name, order):
+    request = ordered(dict(whole_table, **filtered_requests[name]), order)
     direct, direct_ran_query = export(explained, "json", True, **request)
     query, query_ran = export(explained, "json", False, **request)
-    full, _ = export(explained, "json", True, **whole_table)
+    full, _ = export(explained, "json", True, **ordered(whole_table, order))
     assert query_ran
     assert direct == query
     assert 1000 < len(direct) < len(full), "the filter keeps every value, or none"
@@ -174,13 +186,16 @@ def test_a_cancel_while_the_stager_thread_holds_a_chunk_leaves_it_what_it_reads(
     assert again == expected
 
 
-def test_a_lastupdated_filter_runs_the_query(explained, whole_table):
-    doc, ran_query = export(explained, "json", True, **whole_table, last_updated="2024-01-01")
+@ORDERS
+def test_a_lastupdated_filter_runs_the_query(explained, whole_table, order):
+    doc, ran_query = export(explained, "json", True, **ordered(whole_table, order), last_updated="2024-01-01")
     assert ran_query
     assert len(doc) > 1000
 
 
-def test_the_heap_is_read_with_the_transaction_s_snapshot(explained, whole_table):
+@ORDERS
+def test_the_heap_is_read_with_the_transaction_s_snapshot(explained, whole_table, order):
+    whole_table = ordered(whole_table, order)
     with dve.rolled_back(explained) as conn, conn.cursor() as cur:
         before, _ = export(conn, "csv", True, **whole_table)
         # One value deleted and then one changed (a new tuple version, which may land at the table's end) in
@@ -198,7 +213,9 @@ def test_the_heap_is_read_with_the_transaction_s_snapshot(explained, whole_table
         assert direct.count(b"\n") == before.count(b"\n") - 1
 
 
-def test_inheritance_children_go_through_the_query(explained, whole_table):
+@ORDERS
+def test_inheritance_children_go_through_the_query(explained, whole_table, order):
+    whole_table = ordered(whole_table, order)
     with dve.rolled_back(explained) as conn, conn.cursor() as cur:
         cur.execute("CREATE TABLE dve_it_datavalue_child () INHERITS (datavalue)")
         cur.execute("""INSERT INTO dve_it_datavalue_child
@@ -211,7 +228,9 @@ def test_inheritance_children_go_through_the_query(explained, whole_table):
         assert b"row-of-a-child-table" in doc
 
 
-def test_row_security_on_datavalue_goes_through_the_query(explained, whole_table):
+@ORDERS
+def test_row_security_on_datavalue_goes_through_the_query(explained, whole_table, order):
+    whole_table = ordered(whole_table, order)
     with dve.rolled_back(explained) as conn, conn.cursor() as cur:
         full, _ = export(conn, "csv", True, **whole_table)
         cur.execute("CREATE ROLE %s" % ROLE)
@@ -243,9 +262,11 @@ def test_a_role_without_select_on_datavalue_is_refused(explained, whole_table):
         cur.execute("ROLLBACK TO SAVEPOINT refused")
 
 
-def test_columns_added_later_with_a_default_read_their_default(explained, whole_table):
+@ORDERS
+def test_columns_added_later_with_a_default_read_their_default(explained, whole_table, order):
     # ADD COLUMN ... DEFAULT leaves the table's tuples as they were: the value lives in the catalog
     # (atthasmissing), and every tuple older than the column is shorter than the table.
+    whole_table = ordered(whole_table, order)
     with dve.rolled_back(explained) as conn, conn.cursor() as cur:
         cur.execute("SELECT count(*) FILTER (WHERE deleted), count(*) FROM datavalue")
         deleted, total = cur.fetchone()
@@ -267,3 +288,30 @@ def test_columns_added_later_with_a_default_read_their_default(explained, whole_
         rows = list(csv.DictReader(io.StringIO(direct.decode())))
         assert len(rows) > 1000
         assert {(row["storedby"], row["deleted"]) for row in rows} == {("added-later", "true")}
+
+
+@ORDERS
+def test_compressed_and_out_of_line_texts_are_decoded_by_postgresql(explained, whole_table, order):
+    """A text compressed in its tuple (a long repetitive value) or moved out of line (a long comment that does not
+    compress) is not read from the page: the direct read hands its tuple to PostgreSQL's own decoding, and the
+    document is the query's."""
+    request = ordered(whole_table, order)
+    comment = "".join(hashlib.md5(str(i).encode()).hexdigest() for i in range(200))  # 6,400 bytes, incompressible
+    with dve.rolled_back(explained) as conn, conn.cursor() as cur:
+        cur.execute("""UPDATE datavalue SET value = repeat('compressible ', 400)
+                       WHERE ctid = (SELECT min(ctid) FROM datavalue WHERE NOT deleted)""")
+        assert cur.rowcount == 1
+        cur.execute("""UPDATE datavalue SET comment = %s
+                       WHERE ctid = (SELECT max(ctid) FROM datavalue WHERE NOT deleted)""", (comment,))
+        assert cur.rowcount == 1
+        cur.execute("""SELECT pg_column_compression(value), pg_column_size(value) FROM datavalue
+                       WHERE value LIKE 'compressible %'""")
+        method, stored = cur.fetchone()
+        assert method is not None and stored < 1000, "the long value is not compressed in its tuple"
+        cur.execute("SELECT pg_column_size(comment) FROM datavalue WHERE comment = %s", (comment,))
+        assert cur.fetchone()[0] > 2000, "the long comment was compressed"
+        direct, ran_query = export(conn, "json", True, **request)
+        query, _ = export(conn, "json", False, **request)
+    assert not ran_query
+    assert direct == query
+    assert ("compressible " * 400).encode() in direct and comment.encode() in direct

@@ -240,6 +240,39 @@ TEST(DecodeStagedTupleTest, ReadsEveryFieldOfDhis2Layout)
 	EXPECT_FALSE(row.deleted);
 }
 
+/*
+ * An unordered export decodes each tuple where it lies in its buffer page: the same parts, in
+ * other places (bitmap and data apart, the data at a maximally aligned address as in a page),
+ * decode to the same row as the staged record, in either layout reading.
+ */
+TEST(DecodeTupleTest, PartsWhereverTheyAreDecodeAsTheStagedRecord)
+{
+	Maps maps;
+	const std::string long_comment(700, 'c');
+	const StagedRecord record(Dhis2Values(9, std::string("5"), std::nullopt, 77, long_comment, false, false));
+	const StagedTuple staged = ReadStagedTuple(record.bytes.data());
+	ASSERT_NE(staged.null_bitmap, nullptr); /* stored_by is NULL */
+	const std::vector<uint8_t> bitmap(staged.null_bitmap, staged.null_bitmap + staged.bitmap_bytes);
+	alignas(8) char page[2048];
+	ASSERT_LE(staged.data_bytes, sizeof page);
+	std::memcpy(page, staged.data, staged.data_bytes);
+	const StagedTuple parts{staged.attributes, bitmap.data(), staged.bitmap_bytes, page, staged.data_bytes};
+	for (const TupleLayout &layout : {Dhis2Layout(), RecognisedDhis2Layout()}) {
+		DataValueRow from_record;
+		DataValueRow from_parts;
+		ASSERT_EQ(DecodeStagedTuple(layout, maps.maps, true, record.bytes.data(), &from_record), StagedDecode::kRow);
+		ASSERT_EQ(DecodeTuple(layout, maps.maps, true, parts, &from_parts), StagedDecode::kRow);
+		EXPECT_EQ(std::vector<uint32_t>(from_parts.ids, from_parts.ids + kIdKindCount),
+		          std::vector<uint32_t>(from_record.ids, from_record.ids + kIdKindCount));
+		EXPECT_EQ(Str(from_parts.value), "5");
+		EXPECT_TRUE(from_parts.stored_by.is_null);
+		EXPECT_EQ(Str(from_parts.comment), long_comment);
+		EXPECT_EQ(from_parts.comment.data, page + (from_record.comment.data - staged.data)); /* read in place */
+		EXPECT_EQ(from_parts.created, 77);
+		EXPECT_EQ(from_parts.followup, 0);
+	}
+}
+
 TEST(DecodeStagedTupleTest, NullsLongTextsAndAlignmentAfterThem)
 {
 	Maps maps;
