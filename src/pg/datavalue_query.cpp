@@ -349,6 +349,30 @@ MakeStager(ExportSession *session, TupleDesc desc)
 }
 
 /*
+ * The scan's descriptor, kept for the tuples PostgreSQL decodes (AddHeapTuple), in the export's
+ * context: rows deferred to the scan's end are decoded after the query's context is gone. With
+ * the constraints: a column added later with a default (ALTER TABLE ... ADD COLUMN ... DEFAULT) is
+ * missing from the older tuples, and heap_deform_tuple reads its value from there. May ereport.
+ */
+void
+KeepScanDescriptor(ExportSession *session, TupleDesc desc)
+{
+	const MemoryContext previous = MemoryContextSwitchTo(session->context);
+	session->state->ordering.staged_desc = CreateTupleDescCopyConstr(desc);
+	MemoryContextSwitchTo(previous);
+}
+
+/* The descriptor KeepScanDescriptor kept, freed. */
+void
+FreeScanDescriptor(Ordering *ordering)
+{
+	if (ordering->staged_desc != nullptr) {
+		FreeTupleDesc(ordering->staged_desc);
+		ordering->staged_desc = nullptr;
+	}
+}
+
+/*
  * The stager for an ordered scan of tuples of this descriptor; false (and staging off) if the
  * table's layout cannot be staged. May ereport.
  */
@@ -362,14 +386,7 @@ StartStaging(ExportSession *session, TupleDesc desc)
 		ordering->staging = false;
 		return false;
 	}
-	/* In the export's context: rows deferred to the scan's end are decoded after the query's context is gone. */
-	const MemoryContext previous = MemoryContextSwitchTo(session->context);
-	/*
-	 * With the constraints: a column added later with a default (ALTER TABLE ... ADD COLUMN ...
-	 * DEFAULT) is missing from the older tuples, and heap_deform_tuple reads its value from there.
-	 */
-	ordering->staged_desc = CreateTupleDescCopyConstr(desc);
-	MemoryContextSwitchTo(previous);
+	KeepScanDescriptor(session, desc);
 	return true;
 }
 
@@ -425,10 +442,7 @@ FinishStaging(ExportSession *session)
 		AddStagedRows(session, rows);
 		DVE_CORE(ordering->stager.reset());
 	}
-	if (ordering->staged_desc != nullptr) {
-		FreeTupleDesc(ordering->staged_desc);
-		ordering->staged_desc = nullptr;
-	}
+	FreeScanDescriptor(ordering);
 	ordering->staging = false;
 	ordering->filter_deleted = false;
 	ordering->staged_filter = core::StagedFilter{};
@@ -453,15 +467,11 @@ MakeHeapLayout(Ordering *ordering, TupleDesc desc)
 bool
 StartDecoding(ExportSession *session, TupleDesc desc)
 {
-	Ordering *ordering = &session->state->ordering;
 	bool planned = false;
-	DVE_CORE(planned = MakeHeapLayout(ordering, desc));
-	if (!planned)
-		return false;
-	const MemoryContext previous = MemoryContextSwitchTo(session->context);
-	ordering->staged_desc = CreateTupleDescCopyConstr(desc); /* for AddHeapTuple, as StartStaging */
-	MemoryContextSwitchTo(previous);
-	return true;
+	DVE_CORE(planned = MakeHeapLayout(&session->state->ordering, desc));
+	if (planned)
+		KeepScanDescriptor(session, desc);
+	return planned;
 }
 
 /*
@@ -521,10 +531,7 @@ FinishDecoding(ExportSession *session)
 {
 	Ordering *ordering = &session->state->ordering;
 	DVE_CORE(ordering->heap_layout.reset());
-	if (ordering->staged_desc != nullptr) {
-		FreeTupleDesc(ordering->staged_desc);
-		ordering->staged_desc = nullptr;
-	}
+	FreeScanDescriptor(ordering);
 	ordering->filter_deleted = false;
 	ordering->staged_filter = core::StagedFilter{};
 }
