@@ -192,7 +192,8 @@ class RowStager {
 		std::memcpy(w, &size, sizeof size);
 		std::memcpy(w + 4, &attributes, sizeof attributes);
 		std::memcpy(w + 6, &bitmap_bytes, sizeof bitmap_bytes);
-		std::memcpy(w + kStagedHeader, null_bitmap, bitmap_bytes);
+		if (bitmap_bytes != 0) /* null_bitmap may be nullptr then */
+			std::memcpy(w + kStagedHeader, null_bitmap, bitmap_bytes);
 		std::memcpy(w + kStagedHeader + bitmap_bytes, data, data_bytes);
 		staging_->Commit(w + size);
 	}

@@ -103,6 +103,15 @@ PassesStagedFilter(const ExportState *state, const Datum *values)
 	return state->ordering.staged_filter.Passes(ids);
 }
 
+/* A row of an unordered export into the document, counted against its page. May ereport. */
+void
+EmitPageRow(ExportSession *session, const core::DataValueRow &row)
+{
+	EmitRow(session, row);
+	if (session->state->page_left > 0)
+		session->state->page_left--;
+}
+
 /*
  * One row from its datums, in the main query's column order (kCol*), into the ordering or the
  * document. May ereport.
@@ -143,11 +152,8 @@ AddRowFromDatums(ExportSession *session, const Datum *values, const bool *nulls)
 
 	if (state->ordering.sorter || state->ordering.top)
 		AddToOrdering(session, row);
-	else {
-		EmitRow(session, row);
-		if (state->page_left > 0)
-			state->page_left--;
-	}
+	else
+		EmitPageRow(session, row);
 	for (struct varlena *copy : copies)
 		if (copy != nullptr)
 			pfree(copy);
@@ -391,22 +397,39 @@ StartStaging(ExportSession *session, TupleDesc desc)
 }
 
 /*
+ * A plain heap tuple's parts, where they lie, for the stager or the decoder of a layout of
+ * `columns` attributes; false if PostgreSQL must decode the tuple (a TOAST pointer, or fewer
+ * attributes than the layout reads: columns added later with a default).
+ */
+bool
+HeapTupleParts(HeapTuple tuple, size_t columns, core::StagedTuple *parts)
+{
+	const HeapTupleHeader header = tuple->t_data;
+	const int attributes = HeapTupleHeaderGetNatts(header);
+	if (static_cast<size_t>(attributes) < columns || HeapTupleHasExternal(tuple))
+		return false;
+	const bool has_nulls = HeapTupleHasNulls(tuple);
+	parts->attributes = static_cast<uint16_t>(attributes);
+	parts->null_bitmap = has_nulls ? header->t_bits : nullptr;
+	parts->bitmap_bytes = has_nulls ? static_cast<uint16_t>(BITMAPLEN(attributes)) : 0;
+	parts->data = reinterpret_cast<const char *>(header) + header->t_hoff;
+	parts->data_bytes = static_cast<uint32_t>(tuple->t_len - header->t_hoff);
+	return true;
+}
+
+/*
  * Copy a plain heap tuple of an ordered export's scan to the stager (started); false if this row
- * must be decoded here (a TOAST pointer, or missing attributes). The tuple is not decoded here at
- * all. May ereport.
+ * must be decoded here (HeapTupleParts). The tuple is not decoded here at all. May ereport.
  */
 bool
 StageHeapTuple(ExportSession *session, HeapTuple tuple)
 {
 	Ordering *ordering = &session->state->ordering;
-	const HeapTupleHeader header = tuple->t_data;
-	const int attributes = HeapTupleHeaderGetNatts(header);
-	if (static_cast<size_t>(attributes) < ordering->stager->Attributes() || HeapTupleHasExternal(tuple))
+	core::StagedTuple parts;
+	if (!HeapTupleParts(tuple, ordering->stager->Attributes(), &parts))
 		return false;
-	const uint16 bitmap_bytes = HeapTupleHasNulls(tuple) ? static_cast<uint16>(BITMAPLEN(attributes)) : 0;
-	DVE_CORE(ordering->stager->Stage(static_cast<uint16_t>(attributes), header->t_bits, bitmap_bytes,
-	                                 reinterpret_cast<const char *>(header) + header->t_hoff,
-	                                 static_cast<uint32_t>(tuple->t_len - header->t_hoff)));
+	DVE_CORE(
+	    ordering->stager->Stage(parts.attributes, parts.null_bitmap, parts.bitmap_bytes, parts.data, parts.data_bytes));
 	if (ordering->stager->ChunkFull()) {
 #ifdef DVE_FAULT_INJECTION
 		if (fault_cancel_mid_decode)
@@ -486,18 +509,11 @@ DecodeHeapTuple(ExportSession *session, HeapTuple tuple)
 	ExportState *state = session->state;
 	Ordering *ordering = &state->ordering;
 	const core::TupleLayout &layout = *ordering->heap_layout;
-	const HeapTupleHeader header = tuple->t_data;
-	const int attributes = HeapTupleHeaderGetNatts(header);
-	if (static_cast<size_t>(attributes) < layout.columns.size() || HeapTupleHasExternal(tuple)) {
+	core::StagedTuple parts;
+	if (!HeapTupleParts(tuple, layout.columns.size(), &parts)) {
 		AddHeapTuple(session, tuple);
 		return state->page_left != 0;
 	}
-	core::StagedTuple parts;
-	parts.attributes = static_cast<uint16_t>(attributes);
-	parts.null_bitmap = HeapTupleHasNulls(tuple) ? header->t_bits : nullptr;
-	parts.bitmap_bytes = HeapTupleHasNulls(tuple) ? static_cast<uint16_t>(BITMAPLEN(attributes)) : 0;
-	parts.data = reinterpret_cast<const char *>(header) + header->t_hoff;
-	parts.data_bytes = static_cast<uint32_t>(tuple->t_len - header->t_hoff);
 	const core::StagedFilter *filter = ordering->staged_filter.Any() ? &ordering->staged_filter : nullptr;
 	core::DataValueRow row;
 	core::StagedDecode decoded = core::StagedDecode::kRow;
@@ -505,7 +521,7 @@ DecodeHeapTuple(ExportSession *session, HeapTuple tuple)
 	switch (decoded) {
 	case core::StagedDecode::kRow:
 		break;
-	case core::StagedDecode::kDeferred:
+	case core::StagedDecode::kDeferred: /* a compressed text */
 		AddHeapTuple(session, tuple);
 		return state->page_left != 0;
 	case core::StagedDecode::kNoMetadata:
@@ -519,9 +535,7 @@ DecodeHeapTuple(ExportSession *session, HeapTuple tuple)
 		state->page_skip--;
 		return true;
 	}
-	EmitRow(session, row);
-	if (state->page_left > 0)
-		state->page_left--;
+	EmitPageRow(session, row);
 	return state->page_left != 0;
 }
 
